@@ -1,0 +1,180 @@
+"""A private venv for the plugin's cold paths, created once under ${CLAUDE_PLUGIN_DATA}.
+
+Claude Code installs no Python packages for a plugin. The hot hooks run on the
+standard library from ${CLAUDE_PLUGIN_ROOT}/src; the CLI and the cold hooks
+(SessionEnd, PreCompact: GitPython, tiktoken, yaml) run in this venv once it
+exists. SessionStart starts the build as a detached one-shot process and returns
+at once: a flock makes concurrent sessions build it once, pip is bounded by a
+timeout, and a failure leaves a marker whose message tells the user what to run.
+
+`python -m ccstate.bootstrap PLUGIN_ROOT PLUGIN_DATA` is that one-shot process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ccstate import paths, store
+
+PIP_TIMEOUT_S = 600
+Status = Literal["ready", "building", "failed", "missing"]
+
+
+@dataclass(frozen=True)
+class VenvState:
+    status: Status
+    python: Path | None = None
+    message: str = ""
+
+
+def fingerprint(plugin_root: Path) -> str:
+    """What the venv was built from: pyproject.toml and the interpreter's version."""
+    try:
+        data = (plugin_root / "pyproject.toml").read_bytes()
+    except OSError:
+        data = b""
+    version = ".".join(map(str, sys.version_info[:2]))
+    return hashlib.sha256(data + version.encode()).hexdigest()[:16]
+
+
+def check(plugin_root: Path, plugin_data: Path) -> VenvState:
+    """Is the venv built for this plugin version? Standard library, a few stats."""
+    venv = paths.venv_dir(plugin_data)
+    marker = _read(plugin_data / "venv.ready.json")
+    python = paths.venv_python(venv)
+    if marker.get("fingerprint") == fingerprint(plugin_root) and python.exists():
+        return VenvState("ready", python)
+    failed = _read(plugin_data / "venv.failed.json")
+    if failed.get("fingerprint") == fingerprint(plugin_root):
+        return VenvState("failed", message=str(failed.get("message", "")))
+    if _locked(plugin_data / "venv.build"):
+        return VenvState("building")
+    return VenvState("missing")
+
+
+def start_build(plugin_root: Path, plugin_data: Path) -> None:
+    """Spawn the one-shot builder, detached, and return at once."""
+    plugin_data.mkdir(parents=True, exist_ok=True)
+    log = (plugin_data / "venv.build.log").open("ab")
+    env = dict(os.environ, PYTHONPATH=str(plugin_root / "src"))
+    subprocess.Popen(
+        [sys.executable, "-m", "ccstate.bootstrap", str(plugin_root), str(plugin_data)],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        env=env,
+        start_new_session=True,
+        close_fds=True,
+    )
+    log.close()
+
+
+def build(plugin_root: Path, plugin_data: Path, timeout: float = PIP_TIMEOUT_S) -> VenvState:
+    """Create the venv and install the plugin into it; one builder at a time."""
+    from ccstate.errors import StateError
+
+    try:
+        with store.file_lock(plugin_data / "venv.build", timeout=0):
+            state = check(plugin_root, plugin_data)
+            if state.status == "ready":
+                return state
+            return _build_locked(plugin_root, plugin_data, timeout)
+    except StateError:
+        return VenvState("building")
+
+
+def _build_locked(plugin_root: Path, plugin_data: Path, timeout: float) -> VenvState:
+    venv = paths.venv_dir(plugin_data)
+    shutil.rmtree(venv, ignore_errors=True)
+    for name in ("venv.ready.json", "venv.failed.json"):
+        (plugin_data / name).unlink(missing_ok=True)
+    python = paths.venv_python(venv)
+    steps = [
+        [sys.executable, "-m", "venv", str(venv)],
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            str(plugin_root),
+        ],
+    ]
+    deadline = time.monotonic() + timeout
+    for cmd in steps:
+        error = _run(cmd, deadline)
+        if error:
+            return _record_failure(plugin_root, plugin_data, error)
+    store.atomic_write_json(
+        plugin_data / "venv.ready.json",
+        {"fingerprint": fingerprint(plugin_root), "python": str(python)},
+    )
+    return VenvState("ready", python)
+
+
+def _run(cmd: list[str], deadline: float) -> str:
+    remaining = max(1.0, deadline - time.monotonic())
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=remaining, check=False)
+    except subprocess.TimeoutExpired:
+        return f"`{' '.join(cmd[:4])} …` took longer than {PIP_TIMEOUT_S}s"
+    except OSError as exc:
+        return f"`{cmd[0]}` could not run: {exc.strerror}"
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        return f"`{' '.join(cmd[:4])} …` exited {proc.returncode}: {tail[0]}"
+    return ""
+
+
+def _record_failure(plugin_root: Path, plugin_data: Path, error: str) -> VenvState:
+    message = (
+        f"ccstate could not set up its Python environment ({error}). "
+        f"Run: python3 -m pip install --user '{plugin_root}' — or install.sh from the ccstate "
+        f"repository — then restart the session. Details: {plugin_data / 'venv.build.log'}"
+    )
+    store.atomic_write_json(
+        plugin_data / "venv.failed.json",
+        {"fingerprint": fingerprint(plugin_root), "message": message},
+    )
+    return VenvState("failed", message=message)
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _locked(path: Path) -> bool:
+    from ccstate.errors import StateError
+
+    if not path.with_name(path.name + ".lock").exists():
+        return False
+    try:
+        with store.file_lock(path, timeout=0):
+            return False
+    except StateError:
+        return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    state = build(Path(args[0]), Path(args[1]))
+    print(f"ccstate bootstrap: {state.status} {state.message}".rstrip(), flush=True)
+    return 0 if state.status in ("ready", "building") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

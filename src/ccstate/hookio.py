@@ -1,0 +1,154 @@
+"""The hook wire format: stdin JSON -> HookInput, HookResult -> stdout JSON.
+
+`render` is the only place output shapes are defined; each shape was checked
+against Claude Code 2.1.328 (../shared/reference/claude-code.md §2.6) and is
+exercised by the end-to-end suite.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Event = Literal["SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse"]
+EVENTS: tuple[Event, ...] = (
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "PreToolUse",
+    "PostToolUse",
+)
+# Claude Code inlines at most 10,000 characters of hook context; more is persisted to a
+# file and the model sees a 2 KB preview. Stay well under it.
+MAX_CONTEXT_CHARS = 9_500
+
+
+class PayloadError(ValueError):
+    """stdin was not a JSON object with the fields every event carries."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookInput:
+    event: str
+    session_id: str
+    cwd: str
+    transcript_path: str = ""
+    agent_id: str | None = None
+    agent_type: str | None = None
+    source: str | None = None  # SessionStart: startup|resume|clear|compact|fork|...
+    reason: str | None = None  # SessionEnd
+    trigger: str | None = None  # PreCompact: manual|auto
+    custom_instructions: str | None = None
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    tool_input: Mapping[str, Any] = field(default_factory=dict)
+    tool_response: Any = None
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class HookResult:
+    """What a handler wants Claude Code to do. Empty means: print nothing."""
+
+    additional_context: str | None = None
+    updated_tool_output: Mapping[str, Any] | None = None
+    system_message: str | None = None  # shown to the user, never to the model
+    compact_instructions: str | None = None  # PreCompact: plain stdout
+    detail: Mapping[str, Any] = field(default_factory=dict)  # for the heartbeat only
+
+    @classmethod
+    def noop(cls, **detail: Any) -> HookResult:
+        return cls(detail=detail)
+
+
+def parse(event: str, text: str) -> HookInput:
+    """Tolerant parse: unknown fields pass through in `raw`; PayloadError when unusable."""
+    if not text.strip():
+        raise PayloadError("empty stdin")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise PayloadError(f"stdin is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise PayloadError(f"stdin is a JSON {type(data).__name__}, not an object")
+    session_id, cwd = data.get("session_id"), data.get("cwd")
+    if not isinstance(session_id, str) or not isinstance(cwd, str):
+        raise PayloadError("payload lacks session_id or cwd")
+    tool_input = data.get("tool_input")
+    return HookInput(
+        event=event,
+        session_id=session_id,
+        cwd=cwd,
+        transcript_path=_str(data.get("transcript_path")) or "",
+        agent_id=_str(data.get("agent_id")),
+        agent_type=_str(data.get("agent_type")),
+        source=_str(data.get("source")),
+        reason=_str(data.get("reason")),
+        trigger=_str(data.get("trigger")),
+        custom_instructions=_str(data.get("custom_instructions")),
+        tool_name=_str(data.get("tool_name")),
+        tool_use_id=_str(data.get("tool_use_id")),
+        tool_input=tool_input if isinstance(tool_input, dict) else {},
+        tool_response=data.get("tool_response"),
+        raw=data,
+    )
+
+
+def render(event: str, result: HookResult) -> str | None:
+    """The exact stdout for `result`, or None for no output at all."""
+    renderer = _RENDERERS.get(event)
+    return renderer(event, result) if renderer else None
+
+
+def _render_context_event(event: str, result: HookResult) -> str | None:
+    out: dict[str, Any] = {}
+    if result.additional_context:
+        out["hookSpecificOutput"] = {
+            "hookEventName": event,
+            "additionalContext": result.additional_context[:MAX_CONTEXT_CHARS],
+        }
+    if result.system_message:
+        out["systemMessage"] = result.system_message
+    return _dump(out)
+
+
+def _render_post_tool_use(event: str, result: HookResult) -> str | None:
+    specific: dict[str, Any] = {}
+    if result.updated_tool_output is not None:
+        specific["updatedToolOutput"] = dict(result.updated_tool_output)
+    if result.additional_context:
+        specific["additionalContext"] = result.additional_context[:MAX_CONTEXT_CHARS]
+    out: dict[str, Any] = {}
+    if specific:
+        out["hookSpecificOutput"] = {"hookEventName": event, **specific}
+    if result.system_message:
+        out["systemMessage"] = result.system_message
+    return _dump(out)
+
+
+def _render_pre_compact(event: str, result: HookResult) -> str | None:
+    # PreCompact stdout is plain text that becomes extra summariser instructions.
+    return result.compact_instructions[:MAX_CONTEXT_CHARS] if result.compact_instructions else None
+
+
+def _render_session_end(event: str, result: HookResult) -> str | None:
+    return None  # SessionEnd output reaches nobody
+
+
+def _dump(out: Mapping[str, Any]) -> str | None:
+    return json.dumps(out, ensure_ascii=False, sort_keys=True) if out else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+_RENDERERS = {
+    "SessionStart": _render_context_event,
+    "PreToolUse": _render_context_event,
+    "PostToolUse": _render_post_tool_use,
+    "PreCompact": _render_pre_compact,
+    "SessionEnd": _render_session_end,
+}

@@ -1,0 +1,71 @@
+"""The hook log (size-bounded) and per-event heartbeats that `doctor` reads.
+
+Standard library only; every function here swallows OSError, because a hook
+that cannot log must still exit 0 with nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ccstate import paths, store
+
+DEFAULT_MAX_BYTES = 262_144
+PAYLOAD_HEAD = 2048
+
+
+def append_log(
+    state: Path,
+    line: str,
+    *,
+    details: str = "",
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    now: float | None = None,
+) -> None:
+    """Append one stamped line (plus indented details) to hooks.log; keep one rotated copy."""
+    log = paths.log_path(state)
+    stamp = time.strftime(
+        "%Y-%m-%dT%H:%M:%SZ", time.gmtime(now if now is not None else time.time())
+    )
+    body = f"{stamp} {line}\n"
+    if details:
+        body += "".join(f"    {row}\n" for row in details.rstrip("\n").splitlines())
+    try:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        if log.exists() and log.stat().st_size + len(body) > max_bytes:
+            os.replace(log, log.with_name(log.name + ".1"))
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(body)
+    except OSError:
+        pass
+
+
+def write_heartbeat(
+    state: Path, event: str, outcome: str, *, now: float, detail: Mapping[str, Any] | None = None
+) -> None:
+    """Record the last run of `event`: time, outcome ('ok', 'output', 'error: …') and detail."""
+    record = {"event": event, "time": now, "outcome": outcome, "detail": dict(detail or {})}
+    with contextlib.suppress(OSError):
+        store.atomic_write_json(paths.heartbeat_dir(state) / f"{event}.json", record)
+
+
+def read_heartbeats(state: Path) -> dict[str, dict[str, Any]]:
+    """Last heartbeat per event name; unreadable files are skipped."""
+    beats: dict[str, dict[str, Any]] = {}
+    folder = paths.heartbeat_dir(state)
+    if not folder.is_dir():
+        return beats
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("event"), str):
+            beats[data["event"]] = data
+    return beats

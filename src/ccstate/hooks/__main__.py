@@ -1,0 +1,104 @@
+"""`python -m ccstate.hooks <Event>`: the only code that touches the hook process.
+
+Contract: event name in argv[1], payload JSON on stdin, at most one JSON
+object (or PreCompact's plain text) on stdout, exit status always 0. Any
+failure is appended to `<state>/logs/hooks.log` and the hook prints nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import time
+import traceback
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from ccstate import __version__, config, hookio, hooklog, paths, store
+from ccstate.hooks import HookEnv
+
+# event -> module path; only the module for the event that fired is imported.
+HANDLERS: dict[str, str] = {
+    "SessionStart": "ccstate.hooks.session_start",
+    "SessionEnd": "ccstate.hooks.session_end",
+    "PreCompact": "ccstate.hooks.pre_compact",
+    "PreToolUse": "ccstate.hooks.pre_tool_use",
+    "PostToolUse": "ccstate.hooks.post_tool_use",
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one hook. Always returns 0: a hook must never break a session."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    event = args[0] if args else ""
+    run(event, sys.stdin, sys.stdout, os.environ)
+    return 0
+
+
+def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -> None:
+    started = time.time()
+    project = _project_guess(environ)
+    state = paths.state_dir(project, environ)
+    text = ""
+    try:
+        text = stdin.read()
+        if event not in HANDLERS:
+            raise ValueError(f"unknown hook event {event!r}; expected one of {sorted(HANDLERS)}")
+        inp = hookio.parse(event, text)
+        project = paths.find_project_root(Path(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd))
+        state = paths.state_dir(project, environ)
+        env = _make_env(project, state, started, environ)
+        handler = importlib.import_module(HANDLERS[event])
+        result = handler.handle(inp, env)
+        out = hookio.render(event, result)
+        if out:
+            stdout.write(out)
+            stdout.flush()
+        outcome = "output" if out else "ok"
+        hooklog.write_heartbeat(state, event, outcome, now=started, detail=result.detail)
+    except (Exception, KeyboardInterrupt) as exc:
+        _fail(state, event, exc, text, started)
+
+
+def _make_env(project: Path, state: Path, now: float, environ: Mapping[str, str]) -> HookEnv:
+    store.ensure_state_dir(state)
+    cfg = config.env_overrides(config.load_for_hook(project, state), environ)
+    max_bytes = int(cfg.get("log.max_bytes"))
+    for warning in cfg.warnings:
+        hooklog.append_log(state, f"config warning: {warning}", max_bytes=max_bytes, now=now)
+    root, data = environ.get("CLAUDE_PLUGIN_ROOT"), environ.get("CLAUDE_PLUGIN_DATA")
+    return HookEnv(
+        project_dir=project,
+        state_dir=state,
+        config=cfg,
+        now=now,
+        plugin_root=Path(root) if root else None,
+        plugin_data=Path(data) if data else None,
+        environ=dict(environ),
+    )
+
+
+def _fail(state: Path, event: str, exc: BaseException, payload: str, now: float) -> None:
+    try:
+        line = f"ccstate {__version__} {event or '?'} failed: {type(exc).__name__}: {exc}"
+        details = traceback.format_exc() + f"payload (first {hooklog.PAYLOAD_HEAD} chars): "
+        details += payload[: hooklog.PAYLOAD_HEAD] or "<empty>"
+        hooklog.append_log(state, line, details=details, now=now)
+        name = event if event in HANDLERS else "unknown"
+        hooklog.write_heartbeat(state, name, f"error: {type(exc).__name__}", now=now)
+    except Exception:
+        pass  # nothing may escape the guard
+
+
+def _project_guess(environ: Mapping[str, str]) -> Path:
+    """Where to log before the payload is parsed: Claude Code runs hooks in the project dir."""
+    try:
+        return Path(environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+    except OSError:
+        return Path(".")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""PostToolUse: records what it was given; the read ledger replaces Read output here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ccstate.hookio import HookInput, HookResult
+from ccstate.hooks import HookEnv
+
+
+def handle(inp: HookInput, env: HookEnv) -> HookResult:
+    return HookResult.noop(**describe(inp))
+
+
+def describe(inp: HookInput) -> dict[str, Any]:
+    """The fields the handlers rely on, as seen in this payload (for the heartbeat)."""
+    detail: dict[str, Any] = {"tool_name": inp.tool_name, "tool_use_id": inp.tool_use_id}
+    if inp.agent_id:
+        detail["agent_id"] = inp.agent_id
+    response = inp.tool_response
+    if inp.tool_name == "Read" and isinstance(response, dict):
+        raw_file = response.get("file")
+        file: dict[str, Any] = raw_file if isinstance(raw_file, dict) else {}
+        detail.update(
+            file_path=inp.tool_input.get("file_path"),
+            response_type=response.get("type"),
+            start_line=file.get("startLine"),
+            num_lines=file.get("numLines"),
+            total_lines=file.get("totalLines"),
+            content_chars=len(file["content"]) if isinstance(file.get("content"), str) else None,
+        )
+    return detail

@@ -1,0 +1,91 @@
+"""`ccstate init`: plan the files (pure), then apply the plan.
+
+A second run plans nothing to change. User content is never overwritten
+without `--force`; `.claude/settings.json` is merged, keeping every key and hook.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from ccstate import paths, store, wiring
+from ccstate.errors import CcstateError
+
+Action = Literal["create", "update", "skip"]
+
+
+@dataclass(frozen=True)
+class Step:
+    path: Path
+    action: Action
+    reason: str
+    content: str | None = None  # what to write for create/update
+
+
+def template_text(name: str) -> str:
+    folder = resources.files("ccstate").joinpath("templates")
+    return folder.joinpath(name).read_text(encoding="utf-8")
+
+
+def plan_init(
+    project: Path, python: str, environ: Mapping[str, str], *, force: bool = False
+) -> list[Step]:
+    """What `init` would do in `project`, without touching the disk."""
+    return [
+        _plan_config(project, force),
+        _plan_settings(project, python, environ),
+        _plan_state_dir(project, environ),
+    ]
+
+
+def apply_plan(steps: list[Step]) -> None:
+    for step in steps:
+        if step.action == "skip" or step.content is None:
+            continue
+        if step.path.name == ".gitignore":
+            store.ensure_state_dir(step.path.parent)
+        else:
+            store.atomic_write_text(step.path, step.content)
+
+
+def _plan_config(project: Path, force: bool) -> Step:
+    path = paths.config_path(project)
+    content = template_text("ccstate.yaml")
+    if not path.exists():
+        return Step(path, "create", "project settings with the defaults", content)
+    if force and path.read_text(encoding="utf-8") != content:
+        return Step(path, "update", "--force: replaced with the template", content)
+    return Step(path, "skip", "exists (kept as is; --force replaces it)")
+
+
+def _plan_settings(project: Path, python: str, environ: Mapping[str, str]) -> Step:
+    path = paths.project_settings_path(project)
+    try:
+        current = wiring.read_settings(path)
+    except ValueError as exc:
+        raise CcstateError(
+            f"{exc}; fix the JSON or move the file aside, then rerun 'ccstate init'"
+        ) from exc
+    enabled_in = wiring.plugin_enabled(project, environ)
+    if enabled_in:
+        wanted = wiring.remove_ours(current)
+        why = f"the ccstate plugin is enabled in {enabled_in}: hooks come from the plugin"
+    else:
+        wanted = wiring.merge_settings(current, python)
+        why = "hooks for " + ", ".join(e for e, _m, _t in wiring.HOOK_SPECS)
+    if wanted == current:
+        return Step(path, "skip", f"up to date ({why})")
+    content = json.dumps(wanted, indent=2) + "\n"
+    return Step(path, "update" if path.exists() else "create", why, content)
+
+
+def _plan_state_dir(project: Path, environ: Mapping[str, str]) -> Step:
+    ignore = paths.state_dir(project, environ) / ".gitignore"
+    if ignore.exists():
+        return Step(ignore, "skip", "state dir exists")
+    return Step(ignore, "create", "machine-local state dir, ignored by git", store.STATE_GITIGNORE)

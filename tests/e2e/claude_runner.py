@@ -1,0 +1,176 @@
+"""Run the real `claude` CLI against the fake API, hermetically (reference §7)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+CLAUDE_VERSION = "2.1.328"
+ALLOWED_TOOLS = "Read Edit Write Bash Agent"
+PACKAGE = "@anthropic-ai/claude-code"
+# Names dropped from the inherited environment: they would point claude at the real account,
+# config or a parent Claude Code session (CLAUDECODE=1 when pytest runs inside Claude Code).
+_DROPPED_PREFIXES = ("ANTHROPIC_", "CLAUDE", "XDG_", "OTEL_")
+
+
+class ClaudeRun(tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]):
+    """``(proc, result)`` from one ``claude -p`` run; also knows its debug log."""
+
+    debug_log: Path
+
+    def __new__(
+        cls, proc: subprocess.CompletedProcess[str], result: dict[str, Any] | None, debug_log: Path
+    ) -> ClaudeRun:
+        self = super().__new__(cls, (proc, result))
+        self.debug_log = debug_log
+        return self
+
+    @property
+    def proc(self) -> subprocess.CompletedProcess[str]:
+        return self[0]
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        return self[1]
+
+    def debug_tail(self, lines: int = 60) -> str:
+        return tail(self.debug_log, lines)
+
+    def describe(self, lines: int = 60) -> str:
+        """Exit code, stdout, stderr and the debug-log tail, for failure messages."""
+        return (
+            f"claude exited {self.proc.returncode}; args={self.proc.args!r}\n"
+            f"--- stdout ---\n{self.proc.stdout[-4000:]}\n"
+            f"--- stderr ---\n{self.proc.stderr[-4000:]}\n"
+            f"--- debug log tail ({self.debug_log}) ---\n{self.debug_tail(lines)}"
+        )
+
+
+def tail(path: Path, lines: int = 60) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError as exc:
+        return f"<no debug log: {exc}>"
+
+
+def claude_env(home: Path, api_url: str, env_extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The inherited environment minus claude/XDG settings, plus the offline settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_DROPPED_PREFIXES)}
+    env.update(
+        HOME=str(home),
+        ANTHROPIC_BASE_URL=api_url,
+        ANTHROPIC_API_KEY="test-key",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_ERROR_REPORTING="1",
+    )
+    env.update(env_extra or {})
+    return env
+
+
+def next_debug_log(home: Path) -> Path:
+    """A fresh ``<home>/.e2e-debug/run-NNN.log`` (one per run, so resumed runs keep theirs)."""
+    logs = home / ".e2e-debug"
+    logs.mkdir(parents=True, exist_ok=True)
+    return logs / f"run-{len(list(logs.glob('run-*.log'))) + 1:03d}.log"
+
+
+def claude_args(
+    claude_bin: Path | str,
+    prompt: str,
+    *,
+    debug_log: Path,
+    plugin_dir: Path | str | None = None,
+    resume: str | None = None,
+    extra_args: Sequence[str] = (),
+) -> list[str]:
+    args = [str(claude_bin), "-p", prompt, "--output-format", "json"]
+    args += ["--allowedTools", ALLOWED_TOOLS, "--debug-file", str(debug_log)]
+    if plugin_dir is not None:
+        args += ["--plugin-dir", str(plugin_dir)]
+    if resume is not None:
+        args += ["--resume", resume]
+    return [*args, *extra_args]
+
+
+def parse_result(stdout: str) -> dict[str, Any] | None:
+    """The ``--output-format json`` result object, or None if stdout holds none."""
+    for line in reversed(stdout.strip().splitlines()):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def run_claude(
+    claude_bin: Path | str,
+    prompt: str,
+    *,
+    cwd: Path | str,
+    home: Path | str,
+    api_url: str,
+    plugin_dir: Path | str | None = None,
+    extra_args: Sequence[str] = (),
+    resume: str | None = None,
+    env_extra: Mapping[str, str] | None = None,
+    timeout: float = 180,
+    debug_log: Path | None = None,
+) -> ClaudeRun:
+    """Run ``claude -p prompt --output-format json`` once; return ``(proc, result)``.
+
+    A non-zero exit or missing JSON result prints the debug-log tail (pytest shows it on
+    failure); it does not raise, so tests can assert on failures too.
+    """
+    home = Path(home)
+    debug_log = debug_log or next_debug_log(home)
+    args = claude_args(
+        claude_bin,
+        prompt,
+        debug_log=debug_log,
+        plugin_dir=plugin_dir,
+        resume=resume,
+        extra_args=extra_args,
+    )
+    proc = subprocess.run(
+        args,
+        cwd=cwd,
+        env=claude_env(home, api_url, env_extra),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    run = ClaudeRun(proc, parse_result(proc.stdout), debug_log)
+    if proc.returncode != 0 or run.result is None:
+        print(run.describe())
+    return run
+
+
+def write_plugin(
+    root: Path, name: str, hooks: Mapping[str, Any] | None = None, **manifest: Any
+) -> Path:
+    """Write a throwaway plugin (``.claude-plugin/plugin.json`` + ``hooks/hooks.json``)."""
+    (root / ".claude-plugin").mkdir(parents=True, exist_ok=True)
+    meta = {"name": name, "version": "0.0.1", "description": "e2e test plugin", **manifest}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(meta, indent=2))
+    if hooks is not None:
+        (root / "hooks").mkdir(exist_ok=True)
+        (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
+    return root
+
+
+def command_hook(command: str, matcher: str | None = None, timeout: int = 30) -> dict[str, Any]:
+    """One matcher group with a single ``type:"command"`` hook."""
+    group: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
+    if matcher is not None:
+        group["matcher"] = matcher
+    return group

@@ -1,0 +1,197 @@
+"""Fixtures for end-to-end tests that drive the real Claude Code CLI against a fake API.
+
+The pinned CLI is installed once into a cache under the *real* home (or $CCSTATE_E2E_CACHE);
+every run gets its own HOME, project repo and fake API server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Tests import the helpers as top-level modules whatever pytest's import mode is.
+_HERE = Path(__file__).resolve().parent
+if str(_HERE) not in sys.path:
+    sys.path.insert(0, str(_HERE))
+
+from claude_runner import CLAUDE_VERSION, PACKAGE, ClaudeRun, run_claude  # noqa: E402
+from fake_api import FakeAnthropic  # noqa: E402
+
+__all__ = ["CLAUDE_CACHE", "run_claude"]
+
+# Computed at import time, before any fixture can repoint HOME at a tmp dir.
+CLAUDE_CACHE = Path(
+    os.environ.get("CCSTATE_E2E_CACHE") or os.path.expanduser("~/.cache/ccstate-e2e")
+)
+INSTALL_DIR = CLAUDE_CACHE / f"claude-{CLAUDE_VERSION}"
+_BIN_DIR = INSTALL_DIR / "node_modules" / PACKAGE / "bin"
+_BIN_CANDIDATES = (
+    _BIN_DIR / "claude.exe",
+    _BIN_DIR / "claude",
+    INSTALL_DIR / "node_modules" / ".bin" / "claude",
+)
+_INSTALL_TIMEOUT = 900
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "e2e: drives the real Claude Code CLI against a fake API (slow)"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _HERE in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+# --------------------------------------------------------------------------- the CLI binary
+
+
+def _find_claude() -> Path | None:
+    return next((p for p in _BIN_CANDIDATES if p.is_file() and os.access(p, os.X_OK)), None)
+
+
+def _install_claude() -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip(f"npm not available: cannot install Claude Code {CLAUDE_VERSION} for e2e tests")
+    cmd = [npm, "install", "--prefix", str(INSTALL_DIR), f"{PACKAGE}@{CLAUDE_VERSION}"]
+    proc = subprocess.run(
+        [*cmd, "--no-audit", "--no-fund"],
+        capture_output=True,
+        text=True,
+        timeout=_INSTALL_TIMEOUT,
+        check=False,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"`{' '.join(cmd)}` failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+
+
+@contextlib.contextmanager
+def _install_lock() -> Iterator[None]:
+    """Serialise installs between concurrent pytest processes (e.g. xdist workers)."""
+    INSTALL_DIR.mkdir(parents=True, exist_ok=True)
+    with (CLAUDE_CACHE / f".claude-{CLAUDE_VERSION}.lock").open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def claude_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Path to the pinned claude binary, installed with npm on first use."""
+    with _install_lock():
+        found = _find_claude()
+        if found is None:
+            _install_claude()
+            found = _find_claude()
+    if found is None:
+        pytest.fail(f"npm installed {PACKAGE}@{CLAUDE_VERSION} but no binary in {_BIN_DIR}")
+    home = tmp_path_factory.mktemp("claude-version-home")
+    proc = subprocess.run(
+        [str(found), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": str(home)},
+        check=False,
+    )
+    if not proc.stdout.startswith(CLAUDE_VERSION):
+        pytest.fail(f"{found} --version: {proc.stdout!r} {proc.stderr!r}; want {CLAUDE_VERSION}")
+    return found
+
+
+# --------------------------------------------------------------------------- per-test world
+
+
+@pytest.fixture
+def fake_api(request: pytest.FixtureRequest) -> Iterator[FakeAnthropic]:
+    """A started fake API with an empty script; call ``fake_api.set_script([...])``."""
+    with FakeAnthropic() as api:
+        request.node._e2e_api = api
+        yield api
+
+
+@pytest.fixture
+def claude_home(tmp_path: Path) -> Path:
+    """An empty HOME for claude (its ~/.claude, transcripts and plugin data land here)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+def _git(cwd: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A git repo with two committed files, used as claude's cwd."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "README.md").write_text("# Demo project\n\nUsed by the ccstate e2e tests.\n")
+    (root / "app.py").write_text('def greet(name):\n    return f"hello {name}"\n')
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "config", "user.name", "E2E Tester")
+    _git(root, "config", "user.email", "e2e@example.org")
+    _git(root, "config", "commit.gpgsign", "false")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+ClaudeFn = Callable[..., ClaudeRun]
+
+
+@pytest.fixture
+def claude(
+    request: pytest.FixtureRequest,
+    claude_bin: Path,
+    fake_api: FakeAnthropic,
+    project: Path,
+    claude_home: Path,
+) -> ClaudeFn:
+    """``claude(prompt, **kw)``: run_claude bound to this test's binary, project, HOME and API.
+
+    Keyword arguments override the bound ones (``cwd``, ``home``, ``api_url``) or are passed
+    through (``plugin_dir``, ``resume``, ``extra_args``, ``env_extra``, ``timeout``).
+    """
+    runs: list[ClaudeRun] = []
+    request.node._e2e_runs = runs
+
+    def run(prompt: str, **kw: Any) -> ClaudeRun:
+        kw.setdefault("cwd", project)
+        kw.setdefault("home", claude_home)
+        kw.setdefault("api_url", fake_api.url)
+        result = run_claude(claude_bin, prompt, **kw)
+        runs.append(result)
+        return result
+
+    return run
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """On failure, attach each claude run (stderr, debug-log tail) and the fake API log."""
+    report = yield
+    if report.failed and call.when == "call":
+        for i, run in enumerate(getattr(item, "_e2e_runs", [])):
+            report.sections.append((f"claude run {i + 1}", run.describe()))
+        api = getattr(item, "_e2e_api", None)
+        if api is not None:
+            errors = "\n".join(api.errors)
+            report.sections.append(("fake API requests", f"{api.summary()}\n{errors}".strip()))
+    return report
