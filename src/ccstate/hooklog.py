@@ -36,6 +36,8 @@ def append_log(
     body = f"{stamp} {line}\n"
     if details:
         body += "".join(f"    {row}\n" for row in details.rstrip("\n").splitlines())
+    if len(body) > max_bytes:  # one entry never outgrows the whole log
+        body = body[: max_bytes - 12] + "\n[truncated]\n"
     try:
         log.parent.mkdir(parents=True, exist_ok=True)
         if log.exists() and log.stat().st_size + len(body) > max_bytes:

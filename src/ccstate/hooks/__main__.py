@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -> None:
     started = time.time()
-    project = _project_guess(environ)
+    project = paths.find_project_root(_project_guess(environ))
     state = paths.state_dir(project, environ)
     text = ""
     try:
@@ -59,7 +59,7 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
         outcome = "output" if out else "ok"
         hooklog.write_heartbeat(state, event, outcome, now=started, detail=result.detail)
     except (Exception, KeyboardInterrupt) as exc:
-        _fail(state, event, exc, text, started)
+        _fail(project, state, event, exc, text, started)
 
 
 def _make_env(project: Path, state: Path, now: float, environ: Mapping[str, str]) -> HookEnv:
@@ -80,12 +80,15 @@ def _make_env(project: Path, state: Path, now: float, environ: Mapping[str, str]
     )
 
 
-def _fail(state: Path, event: str, exc: BaseException, payload: str, now: float) -> None:
+def _fail(
+    project: Path, state: Path, event: str, exc: BaseException, payload: str, now: float
+) -> None:
     try:
+        max_bytes = int(config.load_for_hook(project, state).get("log.max_bytes"))
         line = f"ccstate {__version__} {event or '?'} failed: {type(exc).__name__}: {exc}"
         details = traceback.format_exc() + f"payload (first {hooklog.PAYLOAD_HEAD} chars): "
         details += payload[: hooklog.PAYLOAD_HEAD] or "<empty>"
-        hooklog.append_log(state, line, details=details, now=now)
+        hooklog.append_log(state, line, details=details, max_bytes=max_bytes, now=now)
         name = event if event in HANDLERS else "unknown"
         hooklog.write_heartbeat(state, name, f"error: {type(exc).__name__}", now=now)
     except Exception:

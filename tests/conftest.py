@@ -1,0 +1,39 @@
+"""Test isolation: no test touches the real home or a real ccstate state dir."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REAL_HOME = os.path.expanduser("~")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME is a fresh tmp dir; CCSTATE_HOME and Claude's variables are unset."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    for name in list(os.environ):
+        if name.startswith(("CLAUDE_", "CCSTATE_")) and name != "CCSTATE_E2E_CACHE":
+            monkeypatch.delenv(name)
+    return home
+
+
+@pytest.fixture
+def git_project(tmp_path: Path) -> Path:
+    """A real git repository with one commit."""
+    project = tmp_path / "project"
+    project.mkdir()
+    run = ["git", "-C", str(project)]
+    subprocess.run([*run, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*run, "config", "user.email", "t@example.org"], check=True)
+    subprocess.run([*run, "config", "user.name", "Tester"], check=True)
+    (project / "app.py").write_text("print('hello')\n")
+    subprocess.run([*run, "add", "."], check=True)
+    subprocess.run([*run, "commit", "-q", "-m", "initial"], check=True)
+    return project

@@ -1,0 +1,136 @@
+"""The hook guard, run the way Claude Code runs it: a subprocess with JSON on stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from ccstate import hookio
+from ccstate.hooks.__main__ import HANDLERS
+from helpers import REPO, hook_env, make_payload, read_payload, run_hook
+
+# Keys Claude Code 2.1.328 accepts at the top level of a hook's JSON output.
+ALLOWED_TOP = {"continue", "stopReason", "suppressOutput", "systemMessage", "hookSpecificOutput"}
+HOT = ("PreToolUse", "PostToolUse")
+BANNED = ("click", "rich", "git", "tiktoken", "yaml", "filelock")
+
+
+def sample_payload(event: str, project: Path) -> dict:
+    target = project / "app.py"
+    if event == "PostToolUse":
+        return read_payload(project, target, target.read_text())
+    if event == "PreToolUse":
+        return make_payload(event, project, tool_name="Read", tool_input={"file_path": str(target)})
+    extra = {"SessionStart": {"source": "startup"}, "SessionEnd": {"reason": "other"}}
+    extra["PreCompact"] = {"trigger": "manual", "custom_instructions": None}
+    return make_payload(event, project, **extra[event])
+
+
+def test_every_event_has_handler_renderer_and_payload() -> None:
+    assert set(HANDLERS) == set(hookio.EVENTS) == set(hookio._RENDERERS)
+    for module in HANDLERS.values():
+        path = REPO / "src" / (module.replace(".", "/") + ".py")
+        assert path.exists(), path
+
+
+@pytest.mark.parametrize("event", hookio.EVENTS)
+def test_happy_path_exit_0_and_at_most_one_json_object(event: str, git_project: Path) -> None:
+    code, parsed, raw, err = run_hook(event, sample_payload(event, git_project), cwd=git_project)
+    assert (code, err) == (0, "")
+    if raw:
+        assert parsed is not None and set(parsed) <= ALLOWED_TOP
+        assert raw.count("\n") == 0
+    beat = json.loads((git_project / ".ccstate" / "heartbeat" / f"{event}.json").read_text())
+    assert beat["event"] == event and beat["outcome"] in ("ok", "output")
+
+
+@pytest.mark.parametrize("event", hookio.EVENTS)
+@pytest.mark.parametrize("stdin", ["", "garbage", "[]", '{"session_id": 1}'])
+def test_garbage_in_exit_0_nothing_out_logged(event: str, stdin: str, git_project: Path) -> None:
+    code, _, raw, err = run_hook(event, stdin, cwd=git_project)
+    assert (code, raw, err) == (0, "", "")
+    log = (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
+    assert re.search(rf"ccstate \S+ {event} failed: PayloadError: ", log)
+    assert "Traceback (most recent call last)" in log
+    beat = json.loads((git_project / ".ccstate" / "heartbeat" / f"{event}.json").read_text())
+    assert beat["outcome"] == "error: PayloadError"
+
+
+def test_unknown_event_is_logged_not_fatal(git_project: Path) -> None:
+    payload = make_payload("Notification", git_project)
+    code, _, raw, _ = run_hook("../../etc/x", payload, cwd=git_project)
+    assert (code, raw) == (0, "")
+    assert "unknown hook event" in (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
+    assert (git_project / ".ccstate" / "heartbeat" / "unknown.json").exists()
+
+
+def test_state_dir_that_is_a_file_fails_open(git_project: Path) -> None:
+    (git_project / ".ccstate").write_text("not a directory")
+    payload = sample_payload("SessionStart", git_project)
+    assert run_hook("SessionStart", payload, cwd=git_project)[:3] == (0, None, "")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write to read-only directories")
+def test_read_only_state_dir_fails_open(git_project: Path) -> None:
+    state = git_project / ".ccstate"
+    state.mkdir()
+    state.chmod(0o500)
+    try:
+        code, _, raw, _ = run_hook("SessionStart", "garbage", cwd=git_project)
+        assert (code, raw) == (0, "")
+    finally:
+        state.chmod(0o700)
+
+
+def test_corrupt_config_cache_and_bad_config_fall_back_to_defaults(git_project: Path) -> None:
+    (git_project / ".ccstate.yaml").write_text("capsule: [oops\n")
+    cache = git_project / ".ccstate" / "cache" / "config.json"
+    cache.parent.mkdir(parents=True)
+    cache.write_text("{corrupt")
+    code, parsed, _, _ = run_hook("SessionStart", sample_payload("SessionStart", git_project), cwd=git_project)
+    assert code == 0
+    assert parsed["hookSpecificOutput"]["additionalContext"].startswith("[ccstate] project state")
+    log = (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
+    assert "config warning:" in log and "is not valid YAML" in log
+
+
+def test_log_is_size_bounded(git_project: Path) -> None:
+    (git_project / ".ccstate.yaml").write_text("log:\n  max_bytes: 4096\n")
+    for _ in range(6):
+        run_hook("PostToolUse", "x" * 3000, cwd=git_project)
+    logs = git_project / ".ccstate" / "logs"
+    assert (logs / "hooks.log").stat().st_size <= 4096
+    assert (logs / "hooks.log.1").exists()
+
+
+@pytest.mark.parametrize("event", HOT)
+def test_hot_hooks_import_only_the_standard_library(event: str, git_project: Path) -> None:
+    argv = [sys.executable, "-X", "importtime", "-m", "ccstate.hooks", event]
+    (git_project / ".ccstate.yaml").write_text("dedupe:\n  enabled: true\n")
+    # First run may parse the YAML to refresh the cache; SessionStart normally does that.
+    run_hook("SessionStart", sample_payload("SessionStart", git_project), cwd=git_project)
+    code, _, _, err = run_hook(event, sample_payload(event, git_project), cwd=git_project, argv=argv)
+    assert code == 0
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in err.splitlines() if "|" in line}
+    assert "ccstate" in imported  # the measurement works
+    assert imported.isdisjoint(BANNED), imported & set(BANNED)
+
+
+@pytest.mark.parametrize("event", HOT)
+def test_plugin_launcher_hot_path_imports_only_the_standard_library(
+    event: str, git_project: Path
+) -> None:
+    argv = [sys.executable, "-X", "importtime", str(REPO / "hooks" / "run.py"), event]
+    env = hook_env(CLAUDE_PLUGIN_ROOT=str(REPO), CLAUDE_PLUGIN_DATA=str(git_project / "pdata"))
+    env.pop("PYTHONPATH")
+    code, _, _, err = run_hook(event, sample_payload(event, git_project), cwd=git_project, env=env, argv=argv)
+    assert code == 0
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in err.splitlines() if "|" in line}
+    assert "ccstate" in imported
+    assert imported.isdisjoint(BANNED), imported & set(BANNED)
+    assert (git_project / ".ccstate" / "heartbeat" / f"{event}.json").exists()

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import make_payload, run_hook
+
+
+def capsule(project: Path, source: str = "startup") -> str:
+    payload = make_payload("SessionStart", project, source=source)
+    code, parsed, _, err = run_hook("SessionStart", payload, cwd=project)
+    assert (code, err) == (0, "")
+    assert parsed["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    return parsed["hookSpecificOutput"]["additionalContext"]
+
+
+def test_capsule_golden(git_project: Path) -> None:
+    assert capsule(git_project) == (
+        "[ccstate] project state for project\n"
+        "- handoff: none yet (written to .ccstate/ at compaction and session end)\n"
+        "- decisions: none recorded yet"
+    )
+
+
+def test_capsule_is_byte_identical_for_identical_state(git_project: Path) -> None:
+    assert capsule(git_project) == capsule(git_project) == capsule(git_project, "compact")
+
+
+def test_capsule_points_at_decisions_when_present(git_project: Path) -> None:
+    (git_project / "DECISIONS.md").write_text("# Decisions\n")
+    assert capsule(git_project).endswith("- decisions: DECISIONS.md; cite entries by ID (D1, D2, ...)")
+
+
+def test_capsule_can_be_switched_off(git_project: Path) -> None:
+    (git_project / ".ccstate.yaml").write_text("capsule:\n  enabled: false\n")
+    payload = make_payload("SessionStart", git_project, source="startup")
+    assert run_hook("SessionStart", payload, cwd=git_project)[:3] == (0, None, "")
+
+
+def test_subdirectory_cwd_resolves_to_the_project_root(git_project: Path) -> None:
+    sub = git_project / "pkg"
+    sub.mkdir()
+    payload = make_payload("SessionStart", git_project, source="startup")
+    payload["cwd"] = str(sub)
+    assert run_hook("SessionStart", payload, cwd=sub)[0] == 0
+    assert (git_project / ".ccstate" / "heartbeat" / "SessionStart.json").exists()
+    assert not (sub / ".ccstate").exists()

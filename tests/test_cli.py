@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import ccstate
+from ccstate import wiring
+from ccstate.cli import cli
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_version() -> None:
+    assert invoke("--version") == (0, f"ccstate, version {ccstate.__version__}\n", "")
+
+
+def test_init_dry_run_changes_nothing(git_project: Path) -> None:
+    code, out, err = invoke("init", "--dry-run", "-C", str(git_project))
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "would create  .ccstate.yaml  (project settings with the defaults)",
+        "would create  .claude/settings.json  (hooks for SessionStart, SessionEnd, PreCompact, "
+        "PreToolUse, PostToolUse)",
+        "would create  .ccstate/.gitignore  (machine-local state dir, ignored by git)",
+    ]
+    assert sorted(p.name for p in git_project.iterdir()) == [".git", "app.py"]
+
+
+def test_init_twice_changes_nothing_the_second_time(git_project: Path) -> None:
+    assert invoke("init", "-C", str(git_project))[0] == 0
+    settings = git_project / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    code, out, _ = invoke("init", "-C", str(git_project))
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == ["skip", "skip", "skip"]
+    assert settings.read_bytes() == before
+    commands = json.loads(before)["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert commands == f"{sys.executable} -m ccstate.hooks SessionStart"
+
+
+def test_init_merges_into_existing_settings(git_project: Path) -> None:
+    settings = git_project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {"type": "command", "command": "echo keep-me"}
+    settings.write_text(json.dumps({"env": {"A": "1"}, "hooks": {"SessionStart": [{"hooks": [mine]}]}}))
+    code, out, _ = invoke("init", "-C", str(git_project))
+    assert code == 0 and "update  .claude/settings.json" in out
+    data = json.loads(settings.read_text())
+    assert data["env"] == {"A": "1"}
+    assert data["hooks"]["SessionStart"][0] == {"hooks": [mine]}
+    assert wiring.wired_events(data) == {e for e, _m, _t in wiring.HOOK_SPECS}
+
+
+def test_init_skips_hooks_when_the_plugin_is_enabled(git_project: Path, isolated_home: Path) -> None:
+    user = isolated_home / ".claude" / "settings.json"
+    user.parent.mkdir()
+    user.write_text(json.dumps({"enabledPlugins": {"ccstate@ccstate-marketplace": True}}))
+    invoke("init", "-C", str(git_project))
+    assert not (git_project / ".claude" / "settings.json").exists()
+
+
+def test_init_removes_project_hooks_once_the_plugin_is_enabled(
+    git_project: Path, isolated_home: Path
+) -> None:
+    invoke("init", "-C", str(git_project))
+    user = isolated_home / ".claude" / "settings.json"
+    user.parent.mkdir()
+    user.write_text(json.dumps({"enabledPlugins": {"ccstate@ccstate-marketplace": True}}))
+    code, out, _ = invoke("init", "-C", str(git_project))
+    assert code == 0
+    assert f"the ccstate plugin is enabled in {user}" in out
+    assert json.loads((git_project / ".claude" / "settings.json").read_text()) == {}
+
+
+def test_init_reports_broken_settings_json_in_one_line(git_project: Path) -> None:
+    settings = git_project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("[1]")
+    code, out, err = invoke("init", "-C", str(git_project))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"Error: {settings}: expected a JSON object at the top level; fix the JSON or move the "
+        "file aside, then rerun 'ccstate init'\n"
+    )
+
+
+def test_doctor_fails_on_a_bad_config_and_names_key_and_fix(git_project: Path) -> None:
+    invoke("init", "-C", str(git_project))
+    (git_project / ".ccstate.yaml").write_text("capsule:\n  budget_tokens: lots\n")
+    code, out, _ = invoke("doctor", "-C", str(git_project))
+    assert code == 1
+    assert "'capsule.budget_tokens' must be a whole number" in " ".join(out.split())
+
+
+def test_doctor_passes_in_a_wired_project(git_project: Path) -> None:
+    invoke("init", "-C", str(git_project))
+    code, out, _ = invoke("doctor", "-C", str(git_project))
+    assert code == 0, out
+    assert "all checks passed" in out
+
+
+def test_doctor_fails_when_nothing_is_wired(git_project: Path) -> None:
+    code, out, _ = invoke("doctor", "-C", str(git_project))
+    assert code == 1
+    assert "not wired: run 'ccstate init' here" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("command", sorted(cli.commands))
+def test_every_command_has_help_with_an_example(command: str) -> None:
+    code, out, _ = invoke(command, "--help")
+    assert code == 0
+    assert "Example:" in out
+
+
+def test_every_command_is_documented_in_readme() -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    for command in cli.commands:
+        assert f"ccstate {command}" in readme, command

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from ccstate import store
+from ccstate.errors import StateError
+
+
+def test_atomic_write_leaves_no_temp_files_and_keeps_mode(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "state.json"
+    store.atomic_write_json(target, {"b": 1, "a": 2})
+    assert target.read_text() == '{\n  "a": 2,\n  "b": 1\n}\n'
+    os.chmod(target, 0o640)
+    store.atomic_write_text(target, "x")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert sorted(p.name for p in target.parent.iterdir()) == ["state.json"]
+
+
+def test_read_json_sets_a_corrupt_file_aside(tmp_path: Path) -> None:
+    target = tmp_path / "ledger.json"
+    target.write_text("{not json")
+    assert store.read_json(target, now=1700000000) is None
+    assert not target.exists()
+    assert (tmp_path / "ledger.json.corrupt-1700000000").read_text() == "{not json"
+    assert store.read_json(tmp_path / "absent.json") is None
+
+
+def test_state_dir_ignores_itself(tmp_path: Path) -> None:
+    state = store.ensure_state_dir(tmp_path / ".ccstate")
+    assert (state / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def _hold_lock(path: str, seconds: float, ready: multiprocessing.synchronize.Event) -> None:
+    with store.file_lock(Path(path)):
+        ready.set()
+        time.sleep(seconds)
+
+
+def test_lock_excludes_other_processes_and_times_out(tmp_path: Path) -> None:
+    target = tmp_path / "state.json"
+    ready = multiprocessing.get_context("spawn").Event()
+    holder = multiprocessing.get_context("spawn").Process(
+        target=_hold_lock, args=(str(target), 3.0, ready)
+    )
+    holder.start()
+    try:
+        assert ready.wait(20)
+        with pytest.raises(StateError, match=r"state\.json\.lock: still locked after 0\.2s"):
+            with store.file_lock(target, timeout=0.2):
+                pass
+    finally:
+        holder.join()
+    with store.file_lock(target, timeout=0.2):
+        pass
+
+
+def _increment(path: str, times: int) -> None:
+    target = Path(path)
+    for _ in range(times):
+        with store.file_lock(target, timeout=30):
+            data = store.read_json(target) or {"n": 0}
+            data["n"] += 1
+            store.atomic_write_json(target, data)
+
+
+def test_locked_read_modify_write_loses_no_update(tmp_path: Path) -> None:
+    target = tmp_path / "counter.json"
+    ctx = multiprocessing.get_context("spawn")
+    workers = [ctx.Process(target=_increment, args=(str(target), 25)) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert json.loads(target.read_text()) == {"n": 100}
