@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -57,7 +58,9 @@ def tail(path: Path, lines: int = 60) -> str:
         return f"<no debug log: {exc}>"
 
 
-def claude_env(home: Path, api_url: str, env_extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def claude_env(
+    home: Path, api_url: str, env_extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The inherited environment minus claude/XDG settings, plus the offline settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_DROPPED_PREFIXES)}
     env.update(
@@ -153,6 +156,21 @@ def run_claude(
     if proc.returncode != 0 or run.result is None:
         print(run.describe())
     return run
+
+
+def project_slug(cwd: Path | str) -> str:
+    """Claude Code's per-project directory name (reference §4; paths over 200 chars differ)."""
+    return re.sub(r"[^a-zA-Z0-9]", "-", str(Path(cwd).resolve()))
+
+
+def transcript_path(home: Path | str, cwd: Path | str, session_id: str) -> Path:
+    """``<home>/.claude/projects/<slug>/<session_id>.jsonl``."""
+    return Path(home) / ".claude" / "projects" / project_slug(cwd) / f"{session_id}.jsonl"
+
+
+def read_transcript(path: Path) -> list[dict[str, Any]]:
+    """The JSONL records of a transcript, in file order."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def write_plugin(

@@ -23,7 +23,7 @@ _HERE = Path(__file__).resolve().parent
 if str(_HERE) not in sys.path:
     sys.path.insert(0, str(_HERE))
 
-from claude_runner import CLAUDE_VERSION, PACKAGE, ClaudeRun, run_claude  # noqa: E402
+from claude_runner import CLAUDE_VERSION, PACKAGE, ClaudeRun, claude_env, run_claude  # noqa: E402
 from fake_api import FakeAnthropic  # noqa: E402
 
 __all__ = ["CLAUDE_CACHE", "run_claude"]
@@ -105,7 +105,7 @@ def claude_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "HOME": str(home)},
+        env=claude_env(home, "http://127.0.0.1:9"),
         check=False,
     )
     if not proc.stdout.startswith(CLAUDE_VERSION):
@@ -126,8 +126,12 @@ def fake_api(request: pytest.FixtureRequest) -> Iterator[FakeAnthropic]:
 
 @pytest.fixture
 def claude_home(tmp_path: Path) -> Path:
-    """An empty HOME for claude (its ~/.claude, transcripts and plugin data land here)."""
-    home = tmp_path / "home"
+    """An empty HOME for claude (its ~/.claude, transcripts and plugin data land here).
+
+    Separate from tests/conftest.py's autouse ``tmp_path/"home"``, which is the *pytest*
+    process's HOME; claude gets its own HOME explicitly through run_claude.
+    """
+    home = tmp_path / "claude-home"
     home.mkdir()
     return home
 

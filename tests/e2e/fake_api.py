@@ -10,15 +10,15 @@ consume nothing.
 
 Example::
 
-    main, sub = prompt_contains("MAIN"), prompt_contains("SUB")
     with FakeAnthropic([
-        tool_use("Agent", {"prompt": "SUB: read a.txt", ...}, when=main),
-        tool_use("Read", {"file_path": "/p/a.txt"}, when=sub),
-        text("sub done", when=sub),
-        text("main done", when=main),
+        tool_use("Agent", {"prompt": "read a.txt", ...}, when=is_main_thread),
+        tool_use("Read", {"file_path": "/p/a.txt"}, when=is_subagent),
+        text("sub done", when=is_subagent),
+        text("main done", when=is_main_thread),
     ]) as api:
         ...  # run claude with ANTHROPIC_BASE_URL=api.url
-        assert "1\\thello" in tool_results(api.agent_requests()[2]).values()
+        sub_second = [r for r in api.agent_requests() if is_subagent(r)][1]
+        assert list(tool_results(sub_second).values())[0].startswith("1\\thello")
 """
 
 from __future__ import annotations
@@ -387,7 +387,7 @@ class FakeAnthropic:
         server.fake = self  # type: ignore[attr-defined]
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, name="fake-anthropic", daemon=True
+            target=server.serve_forever, args=(0.05,), name="fake-anthropic", daemon=True
         )
         self._thread.start()
         return self
@@ -412,8 +412,7 @@ class FakeAnthropic:
         """Base URL for ANTHROPIC_BASE_URL, e.g. ``http://127.0.0.1:45123``."""
         if self._server is None:
             raise RuntimeError("FakeAnthropic is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     # -- script
 
@@ -559,6 +558,7 @@ def sse_events(
     message = {**message_json(msg_id, model, Reply(()), start_usage), "stop_reason": None}
     yield "message_start", {"type": "message_start", "message": message}
     for index, block in enumerate(content_blocks(reply)):
+        start: dict[str, Any]
         if block["type"] == "text":
             start = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
@@ -588,7 +588,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     @property
     def fake(self) -> FakeAnthropic:
-        return self.server.fake  # type: ignore[attr-defined,no-any-return]
+        return self.server.fake  # type: ignore[attr-defined]
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         return

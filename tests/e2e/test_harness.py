@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
-from claude_runner import command_hook, write_plugin
+from claude_runner import command_hook, read_transcript, transcript_path, write_plugin
 from fake_api import (
     FakeAnthropic,
+    ToolCall,
     find_text,
     first_user_text,
     is_main_thread,
@@ -17,14 +21,77 @@ from fake_api import (
     text,
     tool_results,
     tool_use,
+    tool_uses,
 )
 
 pytestmark = pytest.mark.e2e
 
 MARKER = "E2E-MARKER-123"
+BASE = "http://127.0.0.1"
 SESSION_START_OUTPUT = (
     '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"' + MARKER + '"}}'
 )
+
+
+def _post(url: str, body: dict) -> tuple[int, str]:
+    req = urllib.request.Request(url, json.dumps(body).encode(), method="POST")
+    req.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode()
+
+
+def _sse(raw: str) -> list[tuple[str, dict]]:
+    frames = [f for f in raw.split("\n\n") if f.strip()]
+    out = []
+    for frame in frames:
+        event, data = frame.split("\n")
+        out.append((event.removeprefix("event: "), json.loads(data.removeprefix("data: "))))
+    return out
+
+
+def test_fake_api_wire_format() -> None:
+    """The fake alone (no claude): SSE order, JSON replies, count_tokens, 404, step routing."""
+    call = ToolCall("Read", {"file_path": "/x"})
+    with FakeAnthropic([tool_uses(call, call), "plain"]) as api:
+        tools_body = {"stream": True, "tools": [{"name": "Read"}], "messages": []}
+        status, raw = _post(f"{api.url}/v1/messages?beta=true", tools_body)
+        events = _sse(raw)
+        _, side = _post(f"{api.url}/v1/messages", {"messages": [{"role": "user", "content": "t"}]})
+        _, plain = _post(f"{api.url}/v1/messages", {"tools": [{"name": "Read"}], "messages": []})
+        _, tokens = _post(f"{api.url}/v1/messages/count_tokens", {"messages": []})
+        missing, _ = _post(f"{api.url}/v1/nope", {})
+
+    assert status == 200
+    assert [e for e, _ in events] == [
+        "message_start",
+        *["content_block_start", "content_block_delta", "content_block_stop"] * 2,
+        "message_delta",
+        "message_stop",
+    ]
+    assert events[1][1]["content_block"] == {
+        "type": "tool_use",
+        "id": "toolu_e2e_001",
+        "name": "Read",
+        "input": {},
+    }
+    assert json.loads(events[2][1]["delta"]["partial_json"]) == {"file_path": "/x"}
+    assert events[4][1]["content_block"]["id"] == "toolu_e2e_002"
+    assert events[-2][1]["delta"]["stop_reason"] == "tool_use"
+    assert json.loads(side)["content"] == [{"type": "text", "text": "E2E side reply"}]
+    assert json.loads(plain)["content"] == [{"type": "text", "text": "plain"}]
+    assert json.loads(plain)["stop_reason"] == "end_turn"
+    assert json.loads(tokens)["input_tokens"] >= 1
+    assert missing == 404
+    assert [r.kind for r in api.all_requests()] == [
+        "agent",
+        "side",
+        "agent",
+        "count_tokens",
+        "other",
+    ]
 
 
 def test_read_result_reaches_next_request(claude, fake_api: FakeAnthropic, project: Path) -> None:
@@ -124,7 +191,7 @@ def test_builtin_thread_matchers_route_steps(claude, fake_api: FakeAnthropic) ->
 
 
 def test_manual_compaction_is_answered_without_consuming_steps(
-    claude, fake_api: FakeAnthropic
+    claude, fake_api: FakeAnthropic, claude_home: Path, project: Path
 ) -> None:
     fake_api.set_script([text("first answer"), text("unused")])
     _, first = claude("remember the number 42")
@@ -136,3 +203,7 @@ def test_manual_compaction_is_answered_without_consuming_steps(
     (compaction,) = fake_api.compaction_requests()
     assert find_text(compaction, "keep the number")
     assert fake_api.remaining_steps() == 1
+    records = read_transcript(transcript_path(claude_home, project, first["session_id"]))
+    assert any(r.get("subtype") == "compact_boundary" for r in records)
+    summaries = [r for r in records if r.get("isCompactSummary")]
+    assert "compacted summary" in summaries[-1]["message"]["content"]
