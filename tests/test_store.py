@@ -52,9 +52,9 @@ def test_lock_excludes_other_processes_and_times_out(tmp_path: Path) -> None:
     holder.start()
     try:
         assert ready.wait(20)
-        with pytest.raises(StateError, match=r"state\.json\.lock: still locked after 0\.2s"):
-            with store.file_lock(target, timeout=0.2):
-                pass
+        expected = r"state\.json\.lock: still locked after 0\.2s"
+        with pytest.raises(StateError, match=expected), store.file_lock(target, timeout=0.2):
+            pass
     finally:
         holder.join()
     with store.file_lock(target, timeout=0.2):

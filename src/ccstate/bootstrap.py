@@ -26,6 +26,7 @@ from typing import Literal
 from ccstate import paths, store
 
 PIP_TIMEOUT_S = 600
+RETRY_FAILED_AFTER_S = 86_400  # a failed build is retried a day later (or after an update)
 Status = Literal["ready", "building", "failed", "missing"]
 
 
@@ -46,7 +47,7 @@ def fingerprint(plugin_root: Path) -> str:
     return hashlib.sha256(data + version.encode()).hexdigest()[:16]
 
 
-def check(plugin_root: Path, plugin_data: Path) -> VenvState:
+def check(plugin_root: Path, plugin_data: Path, now: float | None = None) -> VenvState:
     """Is the venv built for this plugin version? Standard library, a few stats."""
     venv = paths.venv_dir(plugin_data)
     marker = _read(plugin_data / "venv.ready.json")
@@ -54,7 +55,8 @@ def check(plugin_root: Path, plugin_data: Path) -> VenvState:
     if marker.get("fingerprint") == fingerprint(plugin_root) and python.exists():
         return VenvState("ready", python)
     failed = _read(plugin_data / "venv.failed.json")
-    if failed.get("fingerprint") == fingerprint(plugin_root):
+    age = (time.time() if now is None else now) - float(str(failed.get("time", 0)))
+    if failed.get("fingerprint") == fingerprint(plugin_root) and age < RETRY_FAILED_AFTER_S:
         return VenvState("failed", message=str(failed.get("message", "")))
     if _locked(plugin_data / "venv.build"):
         return VenvState("building")
@@ -144,7 +146,7 @@ def _record_failure(plugin_root: Path, plugin_data: Path, error: str) -> VenvSta
     )
     store.atomic_write_json(
         plugin_data / "venv.failed.json",
-        {"fingerprint": fingerprint(plugin_root), "message": message},
+        {"fingerprint": fingerprint(plugin_root), "message": message, "time": time.time()},
     )
     return VenvState("failed", message=message)
 

@@ -32,6 +32,8 @@ __all__ = ["CLAUDE_CACHE", "run_claude"]
 CLAUDE_CACHE = Path(
     os.environ.get("CCSTATE_E2E_CACHE") or os.path.expanduser("~/.cache/ccstate-e2e")
 )
+# CI sets this: there the e2e suite must run, so "npm missing" is a failure, not a skip.
+E2E_REQUIRED = os.environ.get("CCSTATE_E2E_REQUIRED") == "1"
 INSTALL_DIR = CLAUDE_CACHE / f"claude-{CLAUDE_VERSION}"
 _BIN_DIR = INSTALL_DIR / "node_modules" / PACKAGE / "bin"
 _BIN_CANDIDATES = (
@@ -64,6 +66,8 @@ def _find_claude() -> Path | None:
 def _install_claude() -> None:
     npm = shutil.which("npm")
     if npm is None:
+        if E2E_REQUIRED:
+            pytest.fail("npm not available but CCSTATE_E2E_REQUIRED=1: install Node.js/npm")
         pytest.skip(f"npm not available: cannot install Claude Code {CLAUDE_VERSION} for e2e tests")
     cmd = [npm, "install", "--prefix", str(INSTALL_DIR), f"{PACKAGE}@{CLAUDE_VERSION}"]
     proc = subprocess.run(

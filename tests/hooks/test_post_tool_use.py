@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from helpers import read_payload, run_hook
@@ -13,6 +14,7 @@ def test_read_payload_is_parsed_into_the_heartbeat(git_project: Path) -> None:
     assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
     beat = json.loads((git_project / ".ccstate" / "heartbeat" / "PostToolUse.json").read_text())
     assert beat["detail"] == {
+        "python": sys.executable,
         "tool_name": "Read",
         "tool_use_id": "toolu_001",
         "agent_id": "a235d80d2fdc9c84a",

@@ -92,7 +92,9 @@ def test_corrupt_config_cache_and_bad_config_fall_back_to_defaults(git_project: 
     cache = git_project / ".ccstate" / "cache" / "config.json"
     cache.parent.mkdir(parents=True)
     cache.write_text("{corrupt")
-    code, parsed, _, _ = run_hook("SessionStart", sample_payload("SessionStart", git_project), cwd=git_project)
+    code, parsed, _, _ = run_hook(
+        "SessionStart", sample_payload("SessionStart", git_project), cwd=git_project
+    )
     assert code == 0
     assert parsed["hookSpecificOutput"]["additionalContext"].startswith("[ccstate] project state")
     log = (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
@@ -114,9 +116,13 @@ def test_hot_hooks_import_only_the_standard_library(event: str, git_project: Pat
     (git_project / ".ccstate.yaml").write_text("dedupe:\n  enabled: true\n")
     # First run may parse the YAML to refresh the cache; SessionStart normally does that.
     run_hook("SessionStart", sample_payload("SessionStart", git_project), cwd=git_project)
-    code, _, _, err = run_hook(event, sample_payload(event, git_project), cwd=git_project, argv=argv)
+    code, _, _, err = run_hook(
+        event, sample_payload(event, git_project), cwd=git_project, argv=argv
+    )
     assert code == 0
-    imported = {line.split("|")[-1].strip().split(".")[0] for line in err.splitlines() if "|" in line}
+    imported = {
+        line.split("|")[-1].strip().split(".")[0] for line in err.splitlines() if "|" in line
+    }
     assert "ccstate" in imported  # the measurement works
     assert imported.isdisjoint(BANNED), imported & set(BANNED)
 
@@ -128,9 +134,13 @@ def test_plugin_launcher_hot_path_imports_only_the_standard_library(
     argv = [sys.executable, "-X", "importtime", str(REPO / "hooks" / "run.py"), event]
     env = hook_env(CLAUDE_PLUGIN_ROOT=str(REPO), CLAUDE_PLUGIN_DATA=str(git_project / "pdata"))
     env.pop("PYTHONPATH")
-    code, _, _, err = run_hook(event, sample_payload(event, git_project), cwd=git_project, env=env, argv=argv)
+    code, _, _, err = run_hook(
+        event, sample_payload(event, git_project), cwd=git_project, env=env, argv=argv
+    )
     assert code == 0
-    imported = {line.split("|")[-1].strip().split(".")[0] for line in err.splitlines() if "|" in line}
+    imported = {
+        line.split("|")[-1].strip().split(".")[0] for line in err.splitlines() if "|" in line
+    }
     assert "ccstate" in imported
     assert imported.isdisjoint(BANNED), imported & set(BANNED)
     assert (git_project / ".ccstate" / "heartbeat" / f"{event}.json").exists()

@@ -27,7 +27,9 @@ def test_capsule_is_byte_identical_for_identical_state(git_project: Path) -> Non
 
 def test_capsule_points_at_decisions_when_present(git_project: Path) -> None:
     (git_project / "DECISIONS.md").write_text("# Decisions\n")
-    assert capsule(git_project).endswith("- decisions: DECISIONS.md; cite entries by ID (D1, D2, ...)")
+    assert capsule(git_project).endswith(
+        "- decisions: DECISIONS.md; cite entries by ID (D1, D2, ...)"
+    )
 
 
 def test_capsule_can_be_switched_off(git_project: Path) -> None:

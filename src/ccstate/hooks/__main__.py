@@ -57,7 +57,8 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
             stdout.write(out)
             stdout.flush()
         outcome = "output" if out else "ok"
-        hooklog.write_heartbeat(state, event, outcome, now=started, detail=result.detail)
+        detail = {**result.detail, "python": sys.executable}
+        hooklog.write_heartbeat(state, event, outcome, now=started, detail=detail)
     except (Exception, KeyboardInterrupt) as exc:
         _fail(project, state, event, exc, text, started)
 

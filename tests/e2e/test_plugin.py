@@ -1,0 +1,178 @@
+"""ccstate as a plugin inside the real Claude Code CLI: what the model actually receives."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from claude_runner import claude_env
+from fake_api import system_texts, text, tool_results, tool_use
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+CAPSULE_HEAD = "[ccstate] project state for project"
+
+
+def heartbeat(project: Path, event: str) -> dict:
+    return json.loads((project / ".ccstate" / "heartbeat" / f"{event}.json").read_text())
+
+
+def all_system_text(request: dict) -> str:
+    return "\n".join(system_texts(request))
+
+
+@pytest.mark.parametrize("args", [[], ["--profile", "directory"], ["--strict"]])
+def test_plugin_validates(claude_bin: Path, claude_home: Path, args: list[str]) -> None:
+    import subprocess
+
+    proc = subprocess.run(
+        [str(claude_bin), "plugin", "validate", *args, str(REPO)],
+        capture_output=True,
+        text=True,
+        env=claude_env(claude_home, "http://127.0.0.1:9"),
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Validation passed" in proc.stdout
+
+
+def test_session_start_capsule_reaches_the_model(claude, fake_api, project: Path) -> None:
+    fake_api.set_script([text("ok")])
+    _, result = claude("hello", plugin_dir=REPO)
+    assert result is not None and result["result"] == "ok"
+    first = fake_api.agent_requests()[0]
+    assert "SessionStart hook additional context: " + CAPSULE_HEAD in all_system_text(first)
+    beat = heartbeat(project, "SessionStart")
+    assert beat["outcome"] == "output" and beat["detail"]["source"] == "startup"
+
+
+def test_post_tool_use_fires_on_read_with_the_shape_handlers_parse(
+    claude, fake_api, project: Path
+) -> None:
+    target = project / "app.py"
+    content = target.read_text()
+    fake_api.set_script([tool_use("Read", {"file_path": str(target)}), text("read it")])
+    _, result = claude("read app.py", plugin_dir=REPO)
+    assert result is not None and result["result"] == "read it"
+    detail = heartbeat(project, "PostToolUse")["detail"]
+    tool_use_id = detail.pop("tool_use_id")
+    assert tool_use_id.startswith("toolu_e2e_")
+    assert detail.pop("python")
+    assert detail == {
+        "tool_name": "Read",
+        "file_path": str(target),
+        "response_type": "text",
+        "start_line": 1,
+        "num_lines": content.count("\n") + 1,
+        "total_lines": content.count("\n") + 1,
+        "content_chars": len(content),
+    }
+    assert heartbeat(project, "PreToolUse")["outcome"] == "ok"
+    # The foundation never alters a Read: the model gets the file in full.
+    delivered = tool_results(fake_api.agent_requests()[1])[tool_use_id]
+    assert delivered.startswith("1\tdef greet(name):\n2\t    return")
+
+
+def test_session_end_hook_runs(claude, fake_api, project: Path) -> None:
+    fake_api.set_script([text("bye")])
+    claude("hello", plugin_dir=REPO)
+    assert heartbeat(project, "SessionEnd")["outcome"] == "ok"
+
+
+def test_broken_state_dir_never_breaks_the_session(claude, fake_api, project: Path) -> None:
+    (project / ".ccstate").write_text("a file where ccstate expects its state directory")
+    target = project / "app.py"
+    fake_api.set_script([tool_use("Read", {"file_path": str(target)}), text("still fine")])
+    proc, result = claude("read app.py", plugin_dir=REPO)
+    assert proc.returncode == 0 and result is not None
+    assert result["result"] == "still fine"
+    requests = fake_api.agent_requests()
+    assert CAPSULE_HEAD not in all_system_text(requests[0])
+    assert "1\tdef greet(name):" in "".join(tool_results(requests[1]).values())
+
+
+def test_a_handler_that_raises_is_logged_and_the_session_goes_on(
+    claude, fake_api, project: Path
+) -> None:
+    # Project hooks whose SessionStart handler raises (a stand-in for any bug in a handler).
+    boom = (
+        f"import sys; sys.path.insert(0, {str(REPO / 'src')!r}); "
+        "import ccstate.hooks.session_start as h; "
+        "h.handle = lambda inp, env: 1 / 0; "
+        "from ccstate.hooks.__main__ import main; main(['SessionStart'])"
+    )
+    settings = {
+        "hooks": {
+            "SessionStart": [
+                {
+                    "hooks": [
+                        {"type": "command", "command": f"{sys.executable} -c {json.dumps(boom)}"}
+                    ]
+                }
+            ]
+        }
+    }
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    fake_api.set_script([text("survived")])
+    proc, result = claude("hello")
+    assert proc.returncode == 0 and result is not None and result["result"] == "survived"
+    log = (project / ".ccstate" / "logs" / "hooks.log").read_text()
+    assert "SessionStart failed: ZeroDivisionError: division by zero" in log
+    assert heartbeat(project, "SessionStart")["outcome"] == "error: ZeroDivisionError"
+    assert "SessionStart hook" not in all_system_text(fake_api.agent_requests()[0])
+
+
+def test_project_hooks_from_ccstate_init_work_in_the_cli(claude, fake_api, project: Path) -> None:
+    import subprocess
+
+    init = subprocess.run(
+        [sys.executable, "-m", "ccstate", "init"], cwd=project, capture_output=True, text=True
+    )
+    assert init.returncode == 0, init.stderr
+    fake_api.set_script([text("ok")])
+    claude("hello")
+    assert CAPSULE_HEAD in all_system_text(fake_api.agent_requests()[0])
+    assert heartbeat(project, "SessionEnd")["detail"]["python"] == sys.executable
+
+
+def test_marketplace_install_and_first_run_venv(
+    claude, claude_bin: Path, fake_api, project: Path, claude_home: Path
+) -> None:
+    """`plugin marketplace add` + `plugin install`, then a session: the capsule arrives, and the
+    first SessionStart builds the private venv that the cold hooks run in from then on."""
+    import subprocess
+
+    env = claude_env(claude_home, fake_api.url)
+    for args in (
+        ["plugin", "marketplace", "add", str(REPO)],
+        ["plugin", "install", "ccstate@ccstate-marketplace"],
+    ):
+        proc = subprocess.run(
+            [str(claude_bin), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=project,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    fake_api.set_script([text("ok")])
+    claude("hello")
+    assert CAPSULE_HEAD in all_system_text(fake_api.agent_requests()[0])
+    data = claude_home / ".claude" / "plugins" / "data" / "ccstate-ccstate-marketplace"
+    ready, failed = data / "venv.ready.json", data / "venv.failed.json"
+    deadline = time.monotonic() + 420
+    while not ready.exists() and not failed.exists() and time.monotonic() < deadline:
+        time.sleep(2)
+    log = data / "venv.build.log"
+    assert ready.exists(), log.read_text(errors="replace") if log.exists() else "no build log"
+    venv_python = json.loads(ready.read_text())["python"]
+    fake_api.set_script([text("ok again")])
+    claude("hello again")
+    assert heartbeat(project, "SessionStart")["detail"]["python"] == venv_python
+    assert heartbeat(project, "SessionEnd")["detail"]["python"] == venv_python

@@ -1,0 +1,105 @@
+"""The plugin's private venv: states, the one-builder lock, failure message, launcher use."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ccstate import bootstrap, paths, store
+from helpers import REPO, hook_env, make_payload, run_hook
+
+
+@pytest.fixture
+def plugin(tmp_path: Path) -> tuple[Path, Path]:
+    root, data = tmp_path / "plugin", tmp_path / "data"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    return root, data
+
+
+def test_fresh_data_dir_is_missing(plugin: tuple[Path, Path]) -> None:
+    assert bootstrap.check(*plugin).status == "missing"
+
+
+def test_ready_needs_matching_fingerprint_and_python(plugin: tuple[Path, Path]) -> None:
+    root, data = plugin
+    python = paths.venv_python(paths.venv_dir(data))
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    marker = {"fingerprint": bootstrap.fingerprint(root), "python": str(python)}
+    store.atomic_write_json(data / "venv.ready.json", marker)
+    assert bootstrap.check(root, data) == bootstrap.VenvState("ready", python)
+    (root / "pyproject.toml").write_text("[project]\nname = 'x'\nversion = '2'\n")
+    assert bootstrap.check(root, data).status == "missing"  # plugin updated: rebuild
+
+
+def test_a_second_builder_backs_off_while_one_holds_the_lock(plugin: tuple[Path, Path]) -> None:
+    root, data = plugin
+    data.mkdir()
+    with store.file_lock(data / "venv.build", timeout=1):
+        assert bootstrap.build(root, data).status == "building"
+        assert bootstrap.check(root, data).status == "building"
+
+
+def test_failed_build_leaves_one_message_saying_what_to_run(plugin: tuple[Path, Path]) -> None:
+    root, data = plugin
+    (root / "pyproject.toml").write_text("this is not toml [")
+    state = bootstrap.build(root, data, timeout=120)
+    assert state.status == "failed"
+    assert state.message.startswith("ccstate could not set up its Python environment (")
+    assert f"Run: python3 -m pip install --user '{root}'" in state.message
+    assert bootstrap.check(root, data) == bootstrap.VenvState("failed", message=state.message)
+    later = time.time() + bootstrap.RETRY_FAILED_AFTER_S + 1
+    assert bootstrap.check(root, data, now=later).status == "missing"
+
+
+def test_session_start_relays_a_failed_build_to_the_user(
+    plugin: tuple[Path, Path], git_project: Path
+) -> None:
+    root, data = plugin
+    data.mkdir()
+    failure = {
+        "fingerprint": bootstrap.fingerprint(root),
+        "message": "RUN THIS",
+        "time": time.time(),
+    }
+    (data / "venv.failed.json").write_text(json.dumps(failure))
+    env = hook_env(CLAUDE_PLUGIN_ROOT=str(root), CLAUDE_PLUGIN_DATA=str(data))
+    payload = make_payload("SessionStart", git_project, source="startup")
+    code, parsed, _, _ = run_hook("SessionStart", payload, cwd=git_project, env=env)
+    assert code == 0
+    assert parsed["systemMessage"] == "RUN THIS"
+    assert parsed["hookSpecificOutput"]["additionalContext"].startswith("[ccstate]")
+
+
+def test_launcher_runs_cold_events_in_the_ready_venv(tmp_path: Path, git_project: Path) -> None:
+    root, data = tmp_path / "plugin", tmp_path / "data"
+    shutil.copytree(REPO / "hooks", root / "hooks")
+    (root / "src").symlink_to(REPO / "src")
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    python = paths.venv_python(paths.venv_dir(data))
+    python.parent.mkdir(parents=True)
+    seen = tmp_path / "venv-python-was-used"
+    python.write_text(f'#!/bin/sh\ntouch "{seen}"\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    marker = {"fingerprint": bootstrap.fingerprint(root), "python": str(python)}
+    store.atomic_write_json(data / "venv.ready.json", marker)
+    env = hook_env(CLAUDE_PLUGIN_ROOT=str(root), CLAUDE_PLUGIN_DATA=str(data))
+    env.pop("PYTHONPATH")
+    argv = [sys.executable, str(root / "hooks" / "run.py"), "SessionEnd"]
+    payload = make_payload("SessionEnd", git_project, reason="other")
+    assert run_hook("SessionEnd", payload, cwd=git_project, env=env, argv=argv)[:3] == (0, None, "")
+    assert seen.exists()
+    beat = json.loads((git_project / ".ccstate" / "heartbeat" / "SessionEnd.json").read_text())
+    assert beat["outcome"] == "ok"
+    seen.unlink()
+    argv[-1] = "PostToolUse"  # hot events never pay for the venv's interpreter
+    run_hook(
+        "PostToolUse", make_payload("PostToolUse", git_project), cwd=git_project, env=env, argv=argv
+    )
+    assert not seen.exists()
