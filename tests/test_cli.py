@@ -49,7 +49,9 @@ def test_init_merges_into_existing_settings(git_project: Path) -> None:
     settings = git_project / ".claude" / "settings.json"
     settings.parent.mkdir()
     mine = {"type": "command", "command": "echo keep-me"}
-    settings.write_text(json.dumps({"env": {"A": "1"}, "hooks": {"SessionStart": [{"hooks": [mine]}]}}))
+    settings.write_text(
+        json.dumps({"env": {"A": "1"}, "hooks": {"SessionStart": [{"hooks": [mine]}]}})
+    )
     code, out, _ = invoke("init", "-C", str(git_project))
     assert code == 0 and "update  .claude/settings.json" in out
     data = json.loads(settings.read_text())
@@ -58,7 +60,9 @@ def test_init_merges_into_existing_settings(git_project: Path) -> None:
     assert wiring.wired_events(data) == {e for e, _m, _t in wiring.HOOK_SPECS}
 
 
-def test_init_skips_hooks_when_the_plugin_is_enabled(git_project: Path, isolated_home: Path) -> None:
+def test_init_skips_hooks_when_the_plugin_is_enabled(
+    git_project: Path, isolated_home: Path
+) -> None:
     user = isolated_home / ".claude" / "settings.json"
     user.parent.mkdir()
     user.write_text(json.dumps({"enabledPlugins": {"ccstate@ccstate-marketplace": True}}))
