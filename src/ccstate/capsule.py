@@ -1,31 +1,39 @@
 """The SessionStart capsule: a small, deterministic pointer block (pure).
 
 Byte-identical for identical state: no clock, no random ids, stable order,
-so it never breaks the prompt cache. Pointers, not content.
+so it never breaks the prompt cache. Pointers, not content. Each feature
+contributes one section (a list of lines, most important first); the capsule
+keeps the header and trims sections from their ends to fit the budget.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Sequence
 
 HEADER = "[ccstate] project state"
+CHARS_PER_TOKEN = 4  # hooks cannot load tiktoken; a conservative estimate for English/code
+TRIMMED = "- (more in the files above; capsule budget reached)"
 
 
-@dataclass(frozen=True)
-class CapsuleFacts:
-    project_name: str
-    state_rel: str  # state dir shown to the model, e.g. ".ccstate"
-    decisions_file: str | None  # relative path when DECISIONS.md exists
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def render_capsule(facts: CapsuleFacts) -> str:
-    """The capsule text; the handoff, decisions and lint features add their lines here."""
-    lines = [f"{HEADER} for {facts.project_name}"]
-    lines.append(
-        f"- handoff: none yet (written to {facts.state_rel}/ at compaction and session end)"
-    )
-    if facts.decisions_file is None:
-        lines.append("- decisions: none recorded yet")
-    else:
-        lines.append(f"- decisions: {facts.decisions_file}; cite entries by ID (D1, D2, ...)")
+def render_capsule(project_name: str, sections: Sequence[Sequence[str]], budget_tokens: int) -> str:
+    """Header plus the sections in order, cut line by line to stay within `budget_tokens`."""
+    header = f"{HEADER} for {project_name}"
+    lines = [header]
+    budget = budget_tokens * CHARS_PER_TOKEN - len(header)
+    trimmed = False
+    for section in sections:
+        for line in section:
+            cost = len(line) + 1
+            if cost > budget - len(TRIMMED) - 1:
+                trimmed = True
+                break
+            lines.append(line)
+            budget -= cost
+    if trimmed:
+        lines.append(TRIMMED)
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""PostToolUse: records what it was given; the read ledger replaces Read output here."""
+"""PostToolUse: Read goes to the read ledger (#3); edits of instruction files to the lint (#6)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,24 @@ from typing import Any
 from ccstate.hookio import HookInput, HookResult
 from ccstate.hooks import HookEnv
 
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
-    return HookResult.noop(**describe(inp))
+    detail = describe(inp)
+    if inp.tool_name == "Read":
+        return _on_read(inp, env, detail)
+    if inp.tool_name in EDIT_TOOLS:
+        return _on_edit(inp, env, detail)
+    return HookResult.noop(**detail)
+
+
+def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
+    return HookResult.noop(**detail)
+
+
+def _on_edit(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
+    return HookResult.noop(**detail)
 
 
 def describe(inp: HookInput) -> dict[str, Any]:

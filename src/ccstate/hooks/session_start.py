@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
-from ccstate import capsule, paths
+from ccstate import capsule, claude_md, decisions, handoff
 from ccstate.hookio import HookInput, HookResult
 from ccstate.hooks import HookEnv
 
@@ -13,24 +11,17 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
     notice = _venv_notice(env)
     if not env.config.get("capsule.enabled"):
         return HookResult(system_message=notice or None, detail={"source": inp.source})
-    text = capsule.render_capsule(_facts(env))
+    sections = [
+        handoff.capsule_section(env.project_dir, env.state_dir, env.config, inp.source),
+        decisions.capsule_section(env.project_dir, env.config),
+        claude_md.capsule_section(env.project_dir, env.state_dir, env.config),
+    ]
+    budget = int(env.config.get("capsule.budget_tokens"))
+    text = capsule.render_capsule(env.project_dir.name, sections, budget)
     return HookResult(
         additional_context=text,
         system_message=notice or None,
         detail={"source": inp.source, "capsule_chars": len(text)},
-    )
-
-
-def _facts(env: HookEnv) -> capsule.CapsuleFacts:
-    decisions = paths.decisions_path(env.project_dir)
-    try:
-        state_rel = os.path.relpath(env.state_dir, env.project_dir)
-    except ValueError:  # another drive on Windows
-        state_rel = str(env.state_dir)
-    return capsule.CapsuleFacts(
-        project_name=env.project_dir.name,
-        state_rel=state_rel,
-        decisions_file=decisions.name if decisions.is_file() else None,
     )
 
 

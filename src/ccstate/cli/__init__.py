@@ -6,7 +6,6 @@ import contextlib
 import enum
 import functools
 import json
-import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -15,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ccstate import __version__, doctor, paths, scaffold
+from ccstate import __version__, paths
 from ccstate.errors import CcstateError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -67,70 +66,6 @@ def cli() -> None:
     """
 
 
-@cli.command(name="doctor")
-@project_option
-@handle_errors
-def doctor_cmd(project: Path | None) -> None:
-    """Check Python, dependencies, tokenizer, hook wiring, state dir and last hook runs.
-
-    Exits 1 when any check fails.
-
-    \b
-    Example:
-        ccstate doctor
-    """
-    root = resolve_project(project)
-    checks = doctor.run_checks(root, os.environ)
-    _render_checks(root, checks)
-    sys.exit(doctor.exit_code(checks))
-
-
-@cli.command(name="init")
-@project_option
-@click.option("--dry-run", is_flag=True, help="Print the plan; change nothing.")
-@click.option("--force", is_flag=True, help="Replace ccstate's own files with the templates.")
-@handle_errors
-def init_cmd(project: Path | None, dry_run: bool, force: bool) -> None:
-    """Wire this project: hooks in .claude/settings.json, .ccstate.yaml, the state dir.
-
-    Merges into an existing settings file without losing any key or other hook.
-    Skips the hooks when the ccstate plugin is enabled (they would run twice).
-    A second run changes nothing.
-
-    \b
-    Example:
-        ccstate init --dry-run
-        ccstate init
-    """
-    root = resolve_project(project)
-    steps = scaffold.plan_init(root, sys.executable, os.environ, force=force)
-    if not dry_run:
-        scaffold.apply_plan(steps)
-    verb = {"create": "would create", "update": "would update"} if dry_run else {}
-    for step in steps:
-        rel = os.path.relpath(step.path, root)
-        click.echo(f"{verb.get(step.action, step.action):>12}  {rel}  ({step.reason})")
-
-
-def _render_checks(root: Path, checks: list[doctor.Check]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    style = {"ok": "green", "info": "cyan", "warn": "yellow", "fail": "bold red"}
-    table = Table(title=f"ccstate doctor: {root}", show_lines=False)
-    table.add_column("check")
-    table.add_column("status")
-    table.add_column("details", overflow="fold")
-    for check in checks:
-        table.add_row(check.name, f"[{style[check.level]}]{check.level}[/]", check.message)
-    console = Console()
-    console.print(table)
-    failed = sum(check.level == "fail" for check in checks)
-    console.print(
-        f"[bold red]{failed} check(s) failed[/]" if failed else "[green]all checks passed[/]"
-    )
-
-
 @contextlib.contextmanager
 def error_handler() -> Iterator[None]:
     """Anything unexpected: one line on stderr, the traceback in the log, exit 3."""
@@ -154,5 +89,16 @@ def main() -> None:
         cli(standalone_mode=True)
 
 
-def _json(data: Any) -> str:
-    return json.dumps(data, indent=2, sort_keys=True)
+def echo_json(data: Any) -> None:
+    """`--json` output: plain JSON on stdout, keys sorted, nothing else."""
+    click.echo(json.dumps(data, indent=2, sort_keys=True))
+
+
+# One module per command (or command group); each registers itself on `cli` when imported.
+# Keep this list sorted; add a line when you add a module.
+from ccstate.cli import (  # noqa: E402
+    doctor_cmd,
+    init_cmd,
+)
+
+__all__ = ["cli", "doctor_cmd", "init_cmd", "main"]

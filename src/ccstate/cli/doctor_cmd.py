@@ -1,0 +1,47 @@
+"""`ccstate doctor`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ccstate import doctor
+from ccstate.cli import cli, handle_errors, project_option, resolve_project
+
+
+@cli.command(name="doctor")
+@project_option
+@handle_errors
+def doctor_cmd(project: Path | None) -> None:
+    """Check Python, dependencies, tokenizer, hook wiring, state dir and last hook runs.
+
+    Exits 1 when any check fails.
+
+    \b
+    Example:
+        ccstate doctor
+    """
+    root = resolve_project(project)
+    checks = doctor.run_checks(root, os.environ)
+    _render_checks(root, checks)
+    sys.exit(doctor.exit_code(checks))
+
+
+def _render_checks(root: Path, checks: list[doctor.Check]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    style = {"ok": "green", "info": "cyan", "warn": "yellow", "fail": "bold red"}
+    table = Table(title=f"ccstate doctor: {root}", show_lines=False)
+    table.add_column("check")
+    table.add_column("status")
+    table.add_column("details", overflow="fold")
+    for check in checks:
+        table.add_row(check.name, f"[{style[check.level]}]{check.level}[/]", check.message)
+    console = Console()
+    console.print(table)
+    failed = sum(check.level == "fail" for check in checks)
+    console.print(
+        f"[bold red]{failed} check(s) failed[/]" if failed else "[green]all checks passed[/]"
+    )
