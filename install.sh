@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# Install ccstate from this checkout into a private venv, put `ccstate` on PATH,
+# then wire the current git project (`ccstate init`) and check it (`ccstate doctor`).
+#
+# Usage: ./install.sh [--no-init] [PROJECT_DIR]
+#
+# Why a venv under the user's data dir ($CCSTATE_INSTALL_DIR/venv): it needs only
+# `python3 -m venv` and PyPI (no uv or pipx), there is one venv per user whatever
+# the number of projects, and a rerun upgrades it in place. The venv is rebuilt
+# only when it is missing or broken; ccstate itself is reinstalled on every run
+# (non-editable, from this directory, never from PyPI: the name there may belong
+# to someone else), so a rerun picks up the checkout's changes.
+#
+# Safe to rerun: every step either does its work or prints "skip ...".
+#
+# Environment:
+#   CCSTATE_INSTALL_DIR  where the venv lives
+#                        (default: ${XDG_DATA_HOME:-$HOME/.local/share}/ccstate)
+#   CCSTATE_BIN_DIR      where the `ccstate` symlink goes (default: ~/.local/bin or
+#                        ~/bin when on PATH, else /usr/local/bin when writable,
+#                        else ~/.local/bin plus a printed PATH line)
+#   CCSTATE_PYTHON       interpreter that creates the venv (default: python3; >= 3.10)
+#   CCSTATE_VENV_ARGS    extra `python -m venv` arguments. A test/offline aid: the test
+#                        suite passes --system-site-packages so the dependencies
+#                        already installed for the base interpreter are reused.
+set -euo pipefail
+
+readonly MIN_PYTHON="3.10"
+SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+readonly SOURCE_DIR
+
+usage() {
+  cat <<'EOF'
+Usage: install.sh [--no-init] [PROJECT_DIR]
+
+Install ccstate from this checkout into a private venv
+(${CCSTATE_INSTALL_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/ccstate}/venv),
+link `ccstate` into a bin dir on PATH, then, when PROJECT_DIR (default: the
+current directory) is inside a git repository, run `ccstate init` and
+`ccstate doctor` at its top level. Safe to rerun.
+
+Options:
+  --no-init   install and link only; do not wire or check a project
+  -h, --help  show this help and exit
+
+Environment: CCSTATE_INSTALL_DIR, CCSTATE_BIN_DIR, CCSTATE_PYTHON,
+CCSTATE_VENV_ARGS (see the header of this script).
+EOF
+}
+
+say() { printf '%s\n' "$*"; }
+die() {
+  printf 'install.sh: %s\n' "$*" >&2
+  exit 1
+}
+
+parse_args() {
+  DO_INIT=1
+  PROJECT_ARG=""
+  local arg only_dirs=0
+  for arg in "$@"; do
+    if [ "$only_dirs" -eq 0 ]; then
+      case "$arg" in
+        -h | --help)
+          usage
+          exit 0
+          ;;
+        --no-init) DO_INIT=0; continue ;;
+        --) only_dirs=1; continue ;;
+        -*) die "unknown option '$arg' (see --help)" ;;
+      esac
+    fi
+    [ -z "$PROJECT_ARG" ] || die "at most one PROJECT_DIR (got '$PROJECT_ARG' and '$arg')"
+    PROJECT_ARG="$arg"
+  done
+}
+
+# Sets PYTHON to an interpreter >= MIN_PYTHON that can create venvs.
+find_python() {
+  PYTHON="${CCSTATE_PYTHON:-python3}"
+  command -v "$PYTHON" >/dev/null 2>&1 \
+    || die "ccstate needs Python >= $MIN_PYTHON, but '$PYTHON' was not found (install python3 or set CCSTATE_PYTHON)"
+  local found
+  if ! found="$("$PYTHON" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3]); sys.exit(sys.version_info < (3, 10))' 2>/dev/null)"; then
+    die "ccstate needs Python >= $MIN_PYTHON, but '$PYTHON' is ${found:-unusable} (set CCSTATE_PYTHON to a newer interpreter)"
+  fi
+  PYTHON_VERSION="$found"
+  "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1 \
+    || die "'$PYTHON' cannot create virtual environments (on Debian/Ubuntu: apt-get install python3-venv)"
+}
+
+venv_works() {
+  [ -x "$VENV/bin/python" ] \
+    && "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' >/dev/null 2>&1 \
+    && "$VENV/bin/python" -m pip --version >/dev/null 2>&1
+}
+
+ensure_venv() {
+  if venv_works; then
+    say "skip venv $VENV (exists and works)"
+    return
+  fi
+  if [ -e "$VENV" ]; then
+    # Only ever delete something that is recognisably a venv.
+    [ -f "$VENV/pyvenv.cfg" ] || die "$VENV exists but is not a venv; move it aside or set CCSTATE_INSTALL_DIR"
+    say "removing broken venv $VENV"
+    rm -rf -- "$VENV"
+  fi
+  mkdir -p -- "$(dirname -- "$VENV")"
+  local -a venv_args=()
+  # Word splitting is intended: CCSTATE_VENV_ARGS may hold several flags.
+  # shellcheck disable=SC2206
+  [ -z "${CCSTATE_VENV_ARGS:-}" ] || venv_args=(${CCSTATE_VENV_ARGS})
+  "$PYTHON" -m venv ${venv_args[@]+"${venv_args[@]}"} -- "$VENV" \
+    || die "could not create a venv at $VENV with $PYTHON"
+  venv_works || die "the new venv at $VENV has no working pip"
+  say "created venv $VENV (python $PYTHON_VERSION)"
+}
+
+# pip builds a source tree in place (build/, *.egg-info). Building from a copy
+# keeps the checkout clean, works when it is read-only, and leaves no stale
+# build/lib behind that could ship deleted modules.
+stage_source() {
+  STAGE="$(mktemp -d "${TMPDIR:-/tmp}/ccstate-install.XXXXXX")"
+  trap 'rm -rf -- "$STAGE"' EXIT
+  find "$SOURCE_DIR" -maxdepth 1 -type f -exec cp -p -- {} "$STAGE/" \;
+  # -L: copy what any symlink points at, never the link.
+  cp -R -L -- "$SOURCE_DIR/src" "$STAGE/src"
+  find "$STAGE/src" \( -name '*.egg-info' -o -name '__pycache__' \) -prune -exec rm -rf -- {} +
+}
+
+install_package() {
+  if [ ! -f "$SOURCE_DIR/pyproject.toml" ] || [ ! -d "$SOURCE_DIR/src/ccstate" ]; then
+    die "$SOURCE_DIR is not a ccstate checkout (no pyproject.toml or src/ccstate)"
+  fi
+  stage_source
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade -- "$STAGE" \
+    || die "pip could not install ccstate from $SOURCE_DIR into $VENV (see pip's output above)"
+  local version
+  version="$("$VENV/bin/python" -c 'from importlib.metadata import version; print(version("ccstate"))')"
+  say "installed ccstate $version into $VENV"
+}
+
+on_path() {
+  case ":${PATH:-}:" in
+    *":$1:"*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+# Sets BIN_DIR following the order documented in the header.
+choose_bin_dir() {
+  local dir
+  if [ -n "${CCSTATE_BIN_DIR:-}" ]; then
+    BIN_DIR="$CCSTATE_BIN_DIR"
+    return
+  fi
+  for dir in "$HOME/.local/bin" "$HOME/bin"; do
+    if on_path "$dir"; then
+      BIN_DIR="$dir"
+      return
+    fi
+  done
+  if [ -d /usr/local/bin ] && [ -w /usr/local/bin ]; then
+    BIN_DIR="/usr/local/bin"
+    return
+  fi
+  BIN_DIR="$HOME/.local/bin"
+}
+
+link_command() {
+  choose_bin_dir
+  local target="$VENV/bin/ccstate" link="$BIN_DIR/ccstate"
+  [ -x "$target" ] || die "$target is missing after the install"
+  mkdir -p -- "$BIN_DIR"
+  if [ -L "$link" ] && [ "$(readlink -- "$link")" = "$target" ]; then
+    say "skip link $link (already points at $target)"
+  elif [ -L "$link" ] || [ ! -e "$link" ]; then
+    ln -sfn -- "$target" "$link"
+    say "linked $link -> $target"
+  else
+    die "$link exists and is not a symlink; remove it or set CCSTATE_BIN_DIR to another dir"
+  fi
+  if ! on_path "$BIN_DIR"; then
+    say "note: $BIN_DIR is not on PATH; add it, e.g. in ~/.bashrc or ~/.profile:"
+    say "  export PATH=\"$BIN_DIR:\$PATH\""
+  else
+    local first
+    first="$(command -v ccstate 2>/dev/null || true)"
+    if [ -n "$first" ] && [ "$first" != "$link" ]; then
+      say "warning: '$first' comes before $link on PATH and will run instead"
+    fi
+  fi
+}
+
+wire_project() {
+  local dir="${PROJECT_ARG:-$PWD}" top
+  if ! command -v git >/dev/null 2>&1 \
+    || ! top="$(git -C "$dir" rev-parse --show-toplevel 2>/dev/null)"; then
+    say "skip wiring: $dir is not inside a git repository (run 'ccstate init' in your project)"
+    return
+  fi
+  say "wiring $top (ccstate init):"
+  "$VENV/bin/ccstate" init --project "$top" || die "'ccstate init' failed in $top (see above)"
+  say "wired $top"
+  say "checking $top (ccstate doctor):"
+  if ! "$VENV/bin/ccstate" doctor --project "$top"; then
+    die "ccstate is installed, but 'ccstate doctor' found problems in $top (see the table above)"
+  fi
+}
+
+main() {
+  parse_args "$@"
+  [ -n "${HOME:-}" ] || die "HOME is not set"
+  if [ -n "$PROJECT_ARG" ] && [ ! -d "$PROJECT_ARG" ]; then
+    die "project dir '$PROJECT_ARG' does not exist"
+  fi
+  find_python
+  VENV="${CCSTATE_INSTALL_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/ccstate}/venv"
+  say "ccstate installer: source $SOURCE_DIR, python $PYTHON_VERSION ($PYTHON)"
+  ensure_venv
+  install_package
+  link_command
+  if [ "$DO_INIT" -eq 1 ]; then
+    wire_project
+  else
+    say "skip wiring (--no-init)"
+  fi
+  say "done: run 'ccstate --help' to get started"
+}
+
+main "$@"

@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Time each ccstate hook process against a bare interpreter start (standard library only).
+
+Every row runs as its own process, the way Claude Code runs a hook: a realistic
+payload on stdin, in a throwaway git project whose state lands in its own
+`.ccstate/` (CCSTATE_HOME is unset). Rows are interleaved round by round, so a
+busy moment on the machine hits every row alike. The ratio is row median /
+baseline median; the target for PostToolUse is 2.5 or less (docs/BENCHMARKS.md).
+
+Not a test: run it by hand before a release, or when a hook grows.
+
+Example:
+    python scripts/bench_hooks.py --runs 40
+    python scripts/bench_hooks.py --json > bench.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse")
+WARMUP_RUNS = 3
+SESSION_ID = "5b0c1f2e-bench-4c1d-9a7e-000000000001"
+# Variables that would send state elsewhere or change how the hooks run.
+DROPPED_ENV = (
+    "CCSTATE_HOME",
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDE_PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_DATA",
+    "CLAUDE_CONFIG_DIR",
+    "PYTHONDONTWRITEBYTECODE",  # a real install has bytecode caches; measure with them
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    argv: list[str]
+    payload: Callable[[int], bytes]  # run number -> stdin
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    source: Path
+    transcript: Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="ccstate-bench-") as tmp:
+        project = make_project(Path(tmp), args.file_lines)
+        env = bench_env(Path(tmp))
+        rows = make_rows(args.python, project)
+        samples = measure(rows, args.runs, env, project.root)
+        failures = hook_failures(project.root)
+        payload_bytes = len(rows[-1].payload(0))
+    report = build_report(args, rows, samples, payload_bytes)
+    print(json.dumps(report, indent=2) if args.json else render_table(report))
+    if failures:
+        print(
+            "bench_hooks: the hooks wrote to hooks.log (failures or warnings), so these "
+            f"timings are not representative:\n{failures}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=40, help="timed runs per row (default 40)")
+    parser.add_argument(
+        "--file-lines",
+        type=int,
+        default=2000,
+        help="lines in the file the Read payloads name and PostToolUse carries (default 2000)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter for every row, baseline included (default: this one)",
+    )
+    args = parser.parse_args(argv)
+    if args.runs < 1 or args.file_lines < 1:
+        parser.error("--runs and --file-lines must be at least 1")
+    return args
+
+
+def make_project(tmp: Path, file_lines: int) -> Project:
+    root = tmp / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
+    template = REPO / "src" / "ccstate" / "templates" / "ccstate.yaml"
+    (root / ".ccstate.yaml").write_text(template.read_text(encoding="utf-8"), encoding="utf-8")
+    source = root / "src" / "app.py"
+    source.parent.mkdir()
+    source.write_text(source_text(file_lines), encoding="utf-8")
+    transcript = tmp / "claude" / "projects" / "bench" / f"{SESSION_ID}.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text(transcript_text(source), encoding="utf-8")
+    return Project(root=root, source=source, transcript=transcript)
+
+
+def source_text(lines: int) -> str:
+    """Plausible Python, about 40 characters a line, `lines` lines long."""
+    out = []
+    for i in range(lines):
+        match i % 8:
+            case 0:
+                out.append(f"def handler_{i}(request, *, timeout=30):")
+            case 1:
+                out.append(f'    """Serve request {i}; see the module docstring."""')
+            case 2:
+                out.append(f"    items = [x for x in request.items if x.id != {i}]")
+            case 3:
+                out.append("    if not items:")
+            case 4:
+                out.append("        return None")
+            case 5:
+                out.append(f"    total = sum(item.size for item in items) + {i}")
+            case 6:
+                out.append("    return {'items': items, 'total': total}")
+            case _:
+                out.append("")
+    return "\n".join(out) + "\n"
+
+
+def transcript_text(source: Path) -> str:
+    """A short, well-formed session transcript: a prompt, a Read, its result, a reply."""
+    base = {"sessionId": SESSION_ID, "cwd": str(source.parent.parent), "version": "2.1.328"}
+    records = [
+        {"type": "user", "message": {"role": "user", "content": "Tidy up app.py"}},
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Reading the file first."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_bench_0000",
+                        "name": "Read",
+                        "input": {"file_path": str(source)},
+                    },
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_bench_0000",
+                        "content": source.read_text(encoding="utf-8")[:4000],
+                    }
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+        },
+    ]
+    lines = []
+    for n, record in enumerate(records):
+        stamp = f"2026-01-01T00:00:{n:02d}.000Z"
+        lines.append(json.dumps({**base, **record, "uuid": f"u{n}", "timestamp": stamp}))
+    return "\n".join(lines) + "\n"
+
+
+def payloads(project: Project) -> dict[str, Callable[[int], bytes]]:
+    """Per event: run number -> the stdin Claude Code would send."""
+    common = {
+        "session_id": SESSION_ID,
+        "transcript_path": str(project.transcript),
+        "cwd": str(project.root),
+    }
+    content = project.source.read_text(encoding="utf-8")
+    lines = content.count("\n")
+    file_path = str(project.source)
+
+    def fixed(event: str, **fields: object) -> Callable[[int], bytes]:
+        data = json.dumps({**common, "hook_event_name": event, **fields}).encode()
+        return lambda _run: data
+
+    def tool(event: str, **fields: object) -> Callable[[int], bytes]:
+        def make(run: int) -> bytes:
+            data = {
+                **common,
+                "permission_mode": "default",
+                "hook_event_name": event,
+                "tool_name": "Read",
+                "tool_input": {"file_path": file_path},
+                "tool_use_id": f"toolu_bench_{run:04d}",
+                **fields,
+            }
+            return json.dumps(data).encode()
+
+        return make
+
+    response = {
+        "type": "text",
+        "file": {
+            "filePath": file_path,
+            "content": content,
+            "numLines": lines,
+            "startLine": 1,
+            "totalLines": lines + 1,
+        },
+    }
+    return {
+        "SessionStart": fixed("SessionStart", source="startup", model="claude-sonnet-4-5"),
+        "SessionEnd": fixed("SessionEnd", reason="other"),
+        "PreCompact": fixed("PreCompact", trigger="manual", custom_instructions=""),
+        "PreToolUse": tool("PreToolUse"),
+        "PostToolUse": tool("PostToolUse", tool_response=response, duration_ms=3),
+    }
+
+
+def make_rows(python: str, project: Project) -> list[Row]:
+    by_event = payloads(project)
+    rows = [Row("python -c pass (baseline)", [python, "-c", "pass"], lambda _run: b"")]
+    for event in EVENTS:
+        rows.append(
+            Row(
+                f"-m ccstate.hooks {event}", [python, "-m", "ccstate.hooks", event], by_event[event]
+            )
+        )
+    launcher = str(REPO / "hooks" / "run.py")
+    rows.append(
+        Row(
+            "hooks/run.py PostToolUse (plugin)",
+            [python, launcher, "PostToolUse"],
+            by_event["PostToolUse"],
+        )
+    )
+    return rows
+
+
+def bench_env(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
+    src = str(REPO / "src")
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # Bytecode goes to the temp dir, not the checkout; warm-up runs fill it.
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    return env
+
+
+def measure(rows: list[Row], runs: int, env: dict[str, str], cwd: Path) -> dict[str, list[float]]:
+    """Wall milliseconds per row; rounds interleave the rows, rotating their order."""
+    samples: dict[str, list[float]] = {row.name: [] for row in rows}
+    for run in range(-WARMUP_RUNS, runs):
+        shift = run % len(rows)
+        for row in rows[shift:] + rows[:shift]:
+            elapsed = run_once(row, run, env, cwd)
+            if run >= 0:
+                samples[row.name].append(elapsed)
+    return samples
+
+
+def run_once(row: Row, run: int, env: dict[str, str], cwd: Path) -> float:
+    stdin = row.payload(max(run, 0))
+    start = time.perf_counter()
+    proc = subprocess.run(row.argv, input=stdin, capture_output=True, env=env, cwd=cwd, timeout=60)
+    elapsed = (time.perf_counter() - start) * 1000
+    if proc.returncode != 0 or proc.stderr:
+        raise SystemExit(
+            f"bench_hooks: {' '.join(row.argv)} exited {proc.returncode}: "
+            f"{proc.stderr.decode(errors='replace').strip()}"
+        )
+    return elapsed
+
+
+def hook_failures(project: Path) -> str:
+    log = project / ".ccstate" / "logs" / "hooks.log"
+    try:
+        return log.read_text(encoding="utf-8").strip()[:2000]
+    except OSError:
+        return ""
+
+
+def p95(values: list[float]) -> float:
+    """Nearest-rank 95th percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+def build_report(
+    args: argparse.Namespace, rows: list[Row], samples: dict[str, list[float]], payload_bytes: int
+) -> dict[str, object]:
+    baseline = statistics.median(samples[rows[0].name])
+    version = subprocess.run(
+        [args.python, "-c", "import sys; print(sys.version.split()[0])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    results = []
+    for row in rows:
+        values = samples[row.name]
+        results.append(
+            {
+                "name": row.name,
+                "command": " ".join([Path(row.argv[0]).name, *row.argv[1:]]),
+                "median_ms": round(statistics.median(values), 2),
+                "p95_ms": round(p95(values), 2),
+                "ratio": round(statistics.median(values) / baseline, 2),
+                "extra_ms": round(statistics.median(values) - baseline, 2),
+            }
+        )
+    return {
+        "python": f"{version} ({args.python})",
+        "machine": f"{platform.platform()} ({platform.machine()}, {os.cpu_count()} CPUs)",
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "runs": args.runs,
+        "warmup_runs": WARMUP_RUNS,
+        "file_lines": args.file_lines,
+        "post_tool_use_payload_bytes": payload_bytes,
+        "baseline": {"median_ms": results[0]["median_ms"], "p95_ms": results[0]["p95_ms"]},
+        "rows": results,
+    }
+
+
+def render_table(report: dict[str, object]) -> str:
+    rows = report["rows"]
+    assert isinstance(rows, list)
+    width = max(len(str(row["name"])) for row in rows)
+    lines = [
+        "ccstate hook benchmark",
+        f"python   {report['python']}",
+        f"machine  {report['machine']}",
+        f"date     {report['date']} (load average {report['load_average']} at the end)",
+        f"runs     {report['runs']} per row, interleaved (after {report['warmup_runs']} warm-up"
+        f" runs); Read payload file: {report['file_lines']} lines,"
+        f" PostToolUse stdin {report['post_tool_use_payload_bytes']:,} bytes",
+        "",
+        f"{'row':<{width}}  {'median ms':>9}  {'p95 ms':>7}  {'x baseline':>10}  {'+ms':>6}",
+    ]
+    for row in rows:
+        lines.append(
+            f"{row['name']:<{width}}  {row['median_ms']:>9.1f}  {row['p95_ms']:>7.1f}"
+            f"  {row['ratio']:>10.2f}  {row['extra_ms']:>+6.1f}"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

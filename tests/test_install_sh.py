@@ -1,0 +1,195 @@
+"""install.sh, run for real as a subprocess: one install into tmp_path, reused by every test.
+
+The venv is created with `--system-site-packages` (CCSTATE_VENV_ARGS, the script's
+test/offline aid), so ccstate's dependencies come from the interpreter running
+pytest when it has them; otherwise pip fetches them from PyPI. Building ccstate
+itself needs setuptools from the package index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+INSTALL_SH = REPO / "install.sh"
+EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse")
+
+
+def source_version() -> str:
+    text = (REPO / "src" / "ccstate" / "__init__.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__ = "([^"]+)"', text, re.MULTILINE)
+    assert match, "no __version__ in src/ccstate/__init__.py"
+    return match.group(1)
+
+
+def venv_unavailable() -> str | None:
+    """Why `python -m venv` can't work here, or None when it can."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "import venv, ensurepip"], capture_output=True, text=True
+    )
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["import venv, ensurepip failed"])[-1]
+        return f"{sys.executable} -m venv is unavailable: {last}"
+    return None
+
+
+def isolated_env(root: Path) -> dict[str, str]:
+    """The caller's environment minus anything that points ccstate or Python elsewhere."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("CCSTATE_", "CLAUDE_", "XDG_"))
+        and key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"}
+    }
+    env.update(
+        HOME=str(root / "home"),
+        XDG_DATA_HOME=str(root / "data"),
+        CCSTATE_BIN_DIR=str(root / "bin"),
+        CCSTATE_PYTHON=sys.executable,
+        CCSTATE_VENV_ARGS="--system-site-packages",
+    )
+    return env
+
+
+def run_install(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(INSTALL_SH), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=600,
+    )
+
+
+def git_init(path: Path) -> Path:
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True, capture_output=True)
+    return path.resolve()
+
+
+@dataclass(frozen=True)
+class Installed:
+    root: Path
+    env: dict[str, str]
+    project: Path
+    bin_dir: Path
+    venv: Path
+    first: subprocess.CompletedProcess[str]
+    settings_after_first: bytes
+    second: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    reason = venv_unavailable()
+    if reason:
+        pytest.skip(reason)
+    root = tmp_path_factory.mktemp("install").resolve()
+    env = isolated_env(root)
+    project = git_init(root / "project")
+    first = run_install(env=env, cwd=project)
+    assert first.returncode == 0, first.stdout + first.stderr
+    settings = project / ".claude" / "settings.json"
+    settings_after_first = settings.read_bytes()
+    second = run_install(env=env, cwd=project)
+    return Installed(
+        root=root,
+        env=env,
+        project=project,
+        bin_dir=root / "bin",
+        venv=root / "data" / "ccstate" / "venv",
+        first=first,
+        settings_after_first=settings_after_first,
+        second=second,
+    )
+
+
+def test_first_run_reports_each_step(installed: Installed) -> None:
+    out = installed.first.stdout
+    assert f"created venv {installed.venv}" in out
+    assert f"installed ccstate {source_version()} into {installed.venv}" in out
+    assert f"linked {installed.bin_dir / 'ccstate'} -> {installed.venv / 'bin' / 'ccstate'}" in out
+    assert f"wired {installed.project}" in out
+    assert f'export PATH="{installed.bin_dir}:$PATH"' in out  # the bin dir is not on PATH
+
+
+def test_link_runs_the_installed_version(installed: Installed) -> None:
+    link = installed.bin_dir / "ccstate"
+    assert link.is_symlink()
+    assert Path(os.readlink(link)) == installed.venv / "bin" / "ccstate"
+    proc = subprocess.run(
+        [str(link), "--version"], capture_output=True, text=True, env=installed.env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert source_version() in proc.stdout
+
+
+def test_project_settings_run_every_hook_from_the_venv(installed: Installed) -> None:
+    settings = json.loads(installed.settings_after_first)
+    venv_python = installed.venv / "bin" / "python"
+    for event in EVENTS:
+        commands = [h["command"] for group in settings["hooks"][event] for h in group["hooks"]]
+        assert f"{venv_python} -m ccstate.hooks {event}" in commands, (event, commands)
+    assert (installed.project / ".ccstate.yaml").is_file()
+
+
+def test_second_run_changes_nothing(installed: Installed) -> None:
+    second = installed.second
+    assert second.returncode == 0, second.stdout + second.stderr
+    settings = installed.project / ".claude" / "settings.json"
+    assert settings.read_bytes() == installed.settings_after_first
+    out = second.stdout
+    assert f"skip venv {installed.venv} (exists and works)" in out
+    assert f"skip link {installed.bin_dir / 'ccstate'}" in out
+    init_actions = {
+        path: action
+        for action, path in re.findall(r"^ +(create|update|skip)  (\S+)  \(", out, re.MULTILINE)
+    }
+    assert init_actions[".ccstate.yaml"] == "skip"
+    assert init_actions[".claude/settings.json"] == "skip"
+    assert set(init_actions.values()) == {"skip"}
+    assert "created venv" not in out
+
+
+def test_doctor_failure_fails_the_install(installed: Installed) -> None:
+    project = git_init(installed.root / "broken")
+    (project / ".ccstate.yaml").write_text("capsule: [\n", encoding="utf-8")
+    (project / "sub").mkdir()
+    proc = run_install(str(project / "sub"), env=installed.env, cwd=installed.root)
+    assert proc.returncode == 1
+    assert f"wired {project}" in proc.stdout  # PROJECT_DIR resolved to the git top level
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"install.sh: ccstate is installed, but 'ccstate doctor' found problems in {project} "
+        "(see the table above)"
+    )
+
+
+def test_help_describes_the_options(tmp_path: Path) -> None:
+    proc = run_install("--help", env=isolated_env(tmp_path), cwd=tmp_path)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("Usage: install.sh [--no-init] [PROJECT_DIR]")
+    assert "--no-init" in proc.stdout
+    assert not (tmp_path / "data").exists()
+
+
+def test_old_python_is_refused_in_one_line(tmp_path: Path) -> None:
+    fake = tmp_path / "python3.9"
+    fake.write_text("#!/bin/sh\necho 3.9.18\nexit 1\n", encoding="utf-8")
+    fake.chmod(0o755)
+    env = isolated_env(tmp_path) | {"CCSTATE_PYTHON": str(fake)}
+    proc = run_install("--no-init", env=env, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert proc.stderr == (
+        f"install.sh: ccstate needs Python >= 3.10, but '{fake}' is 3.9.18 "
+        "(set CCSTATE_PYTHON to a newer interpreter)\n"
+    )
