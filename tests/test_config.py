@@ -61,9 +61,9 @@ def test_load_for_hook_caches_and_never_raises(tmp_path: Path) -> None:
     cfg_file.write_text("dedupe:\n  enabled: false\n")
     first = config.load_for_hook(project, state)
     assert first.get("dedupe.enabled") is False
-    assert paths.config_cache_path(state).exists()
+    assert Path(paths.config_cache_path_str(str(state))).exists()
     # The cache answers without yaml while the file is unchanged ...
-    again = config._read_cache(paths.config_cache_path(state), _stamp(cfg_file))
+    again = config._read_cache(Path(paths.config_cache_path_str(str(state))), _stamp(cfg_file))
     assert again is not None and again.get("dedupe.enabled") is False
     # ... and a bad edit falls back to defaults with a warning instead of raising.
     cfg_file.write_text("dedupe:\n  enabled: maybe\n")

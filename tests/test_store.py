@@ -33,7 +33,8 @@ def test_read_json_sets_a_corrupt_file_aside(tmp_path: Path) -> None:
 
 
 def test_state_dir_ignores_itself(tmp_path: Path) -> None:
-    state = store.ensure_state_dir(tmp_path / ".ccstate")
+    state = tmp_path / ".ccstate"
+    store.ensure_state_dir(state)
     assert (state / ".gitignore").read_text().splitlines()[-1] == "*"
 
 

@@ -9,7 +9,10 @@ keeps the header and trims sections from their ends to fit the budget.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 HEADER = "[ccstate] project state"
 CHARS_PER_TOKEN = 4  # hooks cannot load tiktoken; a conservative estimate for English/code

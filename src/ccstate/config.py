@@ -8,16 +8,19 @@ yaml import, and falls back to defaults with a warning when anything is wrong.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from ccstate import paths, store
 from ccstate.errors import ConfigError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from ccstate.store import StrPath
 
 # dotted key -> (type, default, what a valid value looks like)
 SCHEMA: dict[str, tuple[type, Any, str]] = {
@@ -29,15 +32,22 @@ SCHEMA: dict[str, tuple[type, Any, str]] = {
     "dedupe.unseen_ranges": (bool, True, "true or false"),
     "dedupe.diff": (bool, True, "true or false"),
     "dedupe.diff_max_ratio": (float, 0.5, "a number between 0 and 1, e.g. 0.5"),
+    "dedupe.min_saved_chars": (int, 200, "a whole number of characters, e.g. 200"),
+    "dedupe.store_max_mb": (int, 64, "a whole number of megabytes between 1 and 4096, e.g. 64"),
+    "decisions.capsule_max": (int, 10, "a whole number of decisions between 0 and 200, e.g. 10"),
     "handoff.stale_days": (int, 7, "a whole number of days, e.g. 7"),
     "lint.root_max_lines": (int, 200, "a whole number of lines, e.g. 200"),
     "lint.root_max_tokens": (int, 2000, "a whole number of tokens, e.g. 2000"),
     "log.max_bytes": (int, 262_144, "a whole number of bytes, at least 4096"),
+    "report.pricing": (str, "", 'a pricing JSON file (relative to the project), or "" for none'),
 }
 _RANGES: dict[str, tuple[float, float]] = {
     "version": (1, 1),
     "capsule.budget_tokens": (50, 2400),
     "dedupe.diff_max_ratio": (0.0, 1.0),
+    "dedupe.min_saved_chars": (0, 1_000_000),
+    "dedupe.store_max_mb": (1, 4096),
+    "decisions.capsule_max": (0, 200),
     "handoff.stale_days": (0, 3650),
     "lint.root_max_lines": (1, 100_000),
     "lint.root_max_tokens": (1, 1_000_000),
@@ -46,16 +56,29 @@ _RANGES: dict[str, tuple[float, float]] = {
 CACHE_VERSION = 1
 
 
-@dataclass(frozen=True)
 class Config:
-    """Validated settings; `values` holds every schema key (defaults filled in)."""
+    """Validated settings; `values` holds every schema key (defaults filled in).
 
-    values: Mapping[str, Any] = field(default_factory=lambda: defaults())
-    source: str = "defaults"
-    warnings: tuple[str, ...] = ()
+    A plain class, not a dataclass: hooks load it on every tool call.
+    """
+
+    __slots__ = ("source", "values", "warnings")
+
+    def __init__(
+        self,
+        values: Mapping[str, Any] | None = None,
+        source: str = "defaults",
+        warnings: tuple[str, ...] = (),
+    ) -> None:
+        self.values: Mapping[str, Any] = values if values is not None else defaults()
+        self.source = source
+        self.warnings = warnings
 
     def get(self, key: str) -> Any:
         return self.values[key]
+
+    def __repr__(self) -> str:
+        return f"Config(source={self.source!r}, warnings={self.warnings!r})"
 
 
 def defaults() -> dict[str, Any]:
@@ -103,29 +126,34 @@ def load_config(project: Path) -> Config:
     return parse_text(text, str(path))
 
 
-def load_for_hook(project: Path, state: Path) -> Config:
-    """The config for a hook: never raises, prefers the JSON cache, falls back to defaults."""
-    path = paths.config_path(project)
+def load_for_hook(project: StrPath, state: StrPath) -> Config:
+    """The config for a hook: never raises, prefers the JSON cache, falls back to defaults.
+
+    os.path only (no pathlib): the hot hooks call this on every tool call.
+    """
+    path = paths.config_path_str(os.fspath(project))
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return Config()
     stamp = [st.st_mtime_ns, st.st_size]
-    cache = paths.config_cache_path(state)
+    cache = paths.config_cache_path_str(os.fspath(state))
     cached = _read_cache(cache, stamp)
     if cached is not None:
         return cached
     try:
-        config = parse_text(path.read_text(encoding="utf-8"), str(path))
+        with open(path, encoding="utf-8") as fh:
+            config = parse_text(fh.read(), path)
     except (ConfigError, ImportError, OSError) as exc:
         return Config(warnings=(f"{exc}; using defaults",))
     _write_cache(cache, stamp, config)
     return config
 
 
-def _read_cache(cache: Path, stamp: list[int]) -> Config | None:
+def _read_cache(cache: StrPath, stamp: list[int]) -> Config | None:
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
+        with open(cache, encoding="utf-8") as fh:
+            data = json.load(fh)
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("v") != CACHE_VERSION or data.get("stamp") != stamp:
@@ -138,15 +166,17 @@ def _read_cache(cache: Path, stamp: list[int]) -> Config | None:
     return Config(values=values, source=str(data.get("source", "")))
 
 
-def _write_cache(cache: Path, stamp: list[int], config: Config) -> None:
+def _write_cache(cache: StrPath, stamp: list[int], config: Config) -> None:
     payload = {
         "v": CACHE_VERSION,
         "stamp": stamp,
         "source": config.source,
         "values": dict(config.values),
     }
-    with contextlib.suppress(OSError):  # read-only state dir: re-parse next time
-        store.atomic_write_json(cache, payload)
+    try:
+        store.atomic_write_json(cache, payload, durable=False)
+    except OSError:  # read-only state dir: re-parse next time
+        return
 
 
 def _flatten(raw: Mapping[Any, Any], prefix: str = "") -> tuple[dict[str, Any], list[str]]:

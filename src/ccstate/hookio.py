@@ -3,64 +3,132 @@
 `render` is the only place output shapes are defined; each shape was checked
 against Claude Code 2.1.328 (../shared/reference/claude-code.md §2.6) and is
 exercised by the end-to-end suite.
+
+Hot path: this module imports json alone. The records are plain `__slots__`
+classes, not dataclasses: `import dataclasses` (with inspect) costs about as
+much as the whole rest of a PostToolUse hook (docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
 
-Event = Literal["SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse"]
-EVENTS: tuple[Event, ...] = (
-    "SessionStart",
-    "SessionEnd",
-    "PreCompact",
-    "PreToolUse",
-    "PostToolUse",
-)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal
+
+    Event = Literal["SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse"]
+
+EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse")
 # Claude Code inlines at most 10,000 characters of hook context; more is persisted to a
 # file and the model sees a 2 KB preview. Stay well under it.
 MAX_CONTEXT_CHARS = 9_500
+_EMPTY: dict[str, Any] = {}
 
 
 class PayloadError(ValueError):
     """stdin was not a JSON object with the fields every event carries."""
 
 
-@dataclass(frozen=True, slots=True)
 class HookInput:
-    event: str
-    session_id: str
-    cwd: str
-    transcript_path: str = ""
-    agent_id: str | None = None
-    agent_type: str | None = None
-    source: str | None = None  # SessionStart: startup|resume|clear|compact|fork|...
-    reason: str | None = None  # SessionEnd
-    trigger: str | None = None  # PreCompact: manual|auto
-    custom_instructions: str | None = None
-    tool_name: str | None = None
-    tool_use_id: str | None = None
-    tool_input: Mapping[str, Any] = field(default_factory=dict)
-    tool_response: Any = None
-    raw: Mapping[str, Any] = field(default_factory=dict)
+    """One hook payload; only the fields handlers use are typed, the rest is in `raw`."""
+
+    __slots__ = (
+        "agent_id",
+        "agent_type",
+        "custom_instructions",
+        "cwd",
+        "event",
+        "raw",
+        "reason",
+        "session_id",
+        "source",
+        "tool_input",
+        "tool_name",
+        "tool_response",
+        "tool_use_id",
+        "transcript_path",
+        "trigger",
+    )
+
+    def __init__(
+        self,
+        event: str,
+        session_id: str,
+        cwd: str,
+        transcript_path: str = "",
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        source: str | None = None,  # SessionStart: startup|resume|clear|compact|fork|...
+        reason: str | None = None,  # SessionEnd
+        trigger: str | None = None,  # PreCompact: manual|auto
+        custom_instructions: str | None = None,
+        tool_name: str | None = None,
+        tool_use_id: str | None = None,
+        tool_input: Mapping[str, Any] | None = None,
+        tool_response: Any = None,
+        raw: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.event = event
+        self.session_id = session_id
+        self.cwd = cwd
+        self.transcript_path = transcript_path
+        self.agent_id = agent_id
+        self.agent_type = agent_type
+        self.source = source
+        self.reason = reason
+        self.trigger = trigger
+        self.custom_instructions = custom_instructions
+        self.tool_name = tool_name
+        self.tool_use_id = tool_use_id
+        self.tool_input: Mapping[str, Any] = tool_input if tool_input is not None else _EMPTY
+        self.tool_response = tool_response
+        self.raw: Mapping[str, Any] = raw if raw is not None else _EMPTY
+
+    def __repr__(self) -> str:
+        return f"HookInput({self.event!r}, session_id={self.session_id!r}, tool={self.tool_name!r})"
 
 
-@dataclass(frozen=True, slots=True)
 class HookResult:
     """What a handler wants Claude Code to do. Empty means: print nothing."""
 
-    additional_context: str | None = None
-    updated_tool_output: Mapping[str, Any] | None = None
-    system_message: str | None = None  # shown to the user, never to the model
-    compact_instructions: str | None = None  # PreCompact: plain stdout
-    detail: Mapping[str, Any] = field(default_factory=dict)  # for the heartbeat only
+    __slots__ = (
+        "additional_context",
+        "compact_instructions",
+        "detail",
+        "system_message",
+        "updated_tool_output",
+    )
+
+    def __init__(
+        self,
+        additional_context: str | None = None,
+        updated_tool_output: Mapping[str, Any] | None = None,
+        system_message: str | None = None,  # shown to the user, never to the model
+        compact_instructions: str | None = None,  # PreCompact: plain stdout
+        detail: Mapping[str, Any] | None = None,  # for the heartbeat only
+    ) -> None:
+        self.additional_context = additional_context
+        self.updated_tool_output = updated_tool_output
+        self.system_message = system_message
+        self.compact_instructions = compact_instructions
+        self.detail: Mapping[str, Any] = detail if detail is not None else _EMPTY
 
     @classmethod
     def noop(cls, **detail: Any) -> HookResult:
         return cls(detail=detail)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HookResult):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__ if getattr(self, k))
+        return f"HookResult({fields})"
 
 
 def parse(event: str, text: str) -> HookInput:

@@ -6,22 +6,26 @@ that cannot log must still exit 0 with nothing on stdout.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 from ccstate import paths, store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from ccstate.store import StrPath
 
 DEFAULT_MAX_BYTES = 262_144
 PAYLOAD_HEAD = 2048
 
 
 def append_log(
-    state: Path,
+    state: StrPath,
     line: str,
     *,
     details: str = "",
@@ -29,7 +33,7 @@ def append_log(
     now: float | None = None,
 ) -> None:
     """Append one stamped line (plus indented details) to hooks.log; keep one rotated copy."""
-    log = paths.log_path(state)
+    log = paths.log_path_str(os.fspath(state))
     stamp = time.strftime(
         "%Y-%m-%dT%H:%M:%SZ", time.gmtime(now if now is not None else time.time())
     )
@@ -39,22 +43,25 @@ def append_log(
     if len(body) > max_bytes:  # one entry never outgrows the whole log
         body = body[: max_bytes - 12] + "\n[truncated]\n"
     try:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        if log.exists() and log.stat().st_size + len(body) > max_bytes:
-            os.replace(log, log.with_name(log.name + ".1"))
-        with log.open("a", encoding="utf-8") as fh:
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        if os.path.exists(log) and os.path.getsize(log) + len(body) > max_bytes:
+            os.replace(log, log + ".1")
+        with open(log, "a", encoding="utf-8") as fh:
             fh.write(body)
     except OSError:
         pass
 
 
 def write_heartbeat(
-    state: Path, event: str, outcome: str, *, now: float, detail: Mapping[str, Any] | None = None
+    state: StrPath, event: str, outcome: str, *, now: float, detail: Mapping[str, Any] | None = None
 ) -> None:
     """Record the last run of `event`: time, outcome ('ok', 'output', 'error: …') and detail."""
     record = {"event": event, "time": now, "outcome": outcome, "detail": dict(detail or {})}
-    with contextlib.suppress(OSError):
-        store.atomic_write_json(paths.heartbeat_dir(state) / f"{event}.json", record)
+    try:
+        folder = paths.heartbeat_dir_str(os.fspath(state))
+        store.atomic_write_json(os.path.join(folder, f"{event}.json"), record, durable=False)
+    except OSError:
+        return
 
 
 def read_heartbeats(state: Path) -> dict[str, dict[str, Any]]:

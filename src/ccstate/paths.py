@@ -8,8 +8,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+# The hot hooks use the `*_str` functions (os.path only): importing pathlib costs a
+# PostToolUse hook about a fifth of its budget. Everything else may use the Path API,
+# which imports pathlib on first use.
 
 CONFIG_NAME = ".ccstate.yaml"
 STATE_DIR_NAME = ".ccstate"
@@ -17,26 +24,42 @@ DECISIONS_NAME = "DECISIONS.md"
 _ROOT_MARKERS = (CONFIG_NAME, STATE_DIR_NAME, ".git")
 
 
-def find_project_root(start: Path) -> Path:
+def find_project_root_str(start: str) -> str:
     """Nearest ancestor of `start` holding `.ccstate.yaml`, `.ccstate/` or `.git`; else `start`."""
-    start = start.resolve()
-    for candidate in (start, *start.parents):
-        if any((candidate / marker).exists() for marker in _ROOT_MARKERS):
+    start = os.path.realpath(start)
+    candidate = start
+    while True:
+        if any(os.path.exists(os.path.join(candidate, marker)) for marker in _ROOT_MARKERS):
             return candidate
-    return start
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return start
+        candidate = parent
 
 
-def project_slug(project: Path) -> str:
+def find_project_root(start: Path) -> Path:
+    from pathlib import Path
+
+    return Path(find_project_root_str(os.fspath(start)))
+
+
+def project_slug(project: Path | str) -> str:
     """Claude Code's slug for a directory: every non-alphanumeric character becomes '-'."""
     return re.sub(r"[^a-zA-Z0-9]", "-", str(project))[:200]
 
 
-def state_dir(project: Path, environ: Mapping[str, str] = os.environ) -> Path:
+def state_dir_str(project: str, environ: Mapping[str, str] = os.environ) -> str:
     """Where this project's machine-local state lives."""
     home = environ.get("CCSTATE_HOME")
     if home:
-        return Path(home) / "projects" / project_slug(project)
-    return project / STATE_DIR_NAME
+        return os.path.join(home, "projects", project_slug(project))
+    return os.path.join(project, STATE_DIR_NAME)
+
+
+def state_dir(project: Path, environ: Mapping[str, str] = os.environ) -> Path:
+    from pathlib import Path
+
+    return Path(state_dir_str(os.fspath(project), environ))
 
 
 def config_path(project: Path) -> Path:
@@ -53,6 +76,8 @@ def project_settings_path(project: Path) -> Path:
 
 def user_claude_dir(environ: Mapping[str, str] = os.environ) -> Path:
     """`~/.claude`, or `$CLAUDE_CONFIG_DIR` when Claude Code is pointed elsewhere."""
+    from pathlib import Path
+
     configured = environ.get("CLAUDE_CONFIG_DIR")
     if configured:
         return Path(configured)
@@ -63,12 +88,24 @@ def log_path(state: Path) -> Path:
     return state / "logs" / "hooks.log"
 
 
+def log_path_str(state: str) -> str:
+    return os.path.join(state, "logs", "hooks.log")
+
+
 def heartbeat_dir(state: Path) -> Path:
     return state / "heartbeat"
 
 
-def config_cache_path(state: Path) -> Path:
-    return state / "cache" / "config.json"
+def heartbeat_dir_str(state: str) -> str:
+    return os.path.join(state, "heartbeat")
+
+
+def config_path_str(project: str) -> str:
+    return os.path.join(project, CONFIG_NAME)
+
+
+def config_cache_path_str(state: str) -> str:
+    return os.path.join(state, "cache", "config.json")
 
 
 def venv_dir(plugin_data: Path) -> Path:

@@ -7,16 +7,18 @@ uses, so a CLI holding a `filelock.FileLock` on that path excludes hooks too.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 import time
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 from ccstate.errors import StateError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Any
+
+    StrPath = str | os.PathLike[str]
 
 STATE_GITIGNORE = (
     "# ccstate machine-local state (handoffs, ledger, logs): never committed.\n"
@@ -25,92 +27,134 @@ STATE_GITIGNORE = (
 )
 
 
-def ensure_state_dir(state: Path) -> Path:
+def ensure_state_dir(state: StrPath) -> None:
     """Create the state dir with a `.gitignore` that keeps it out of git."""
-    state.mkdir(parents=True, exist_ok=True)
-    ignore = state / ".gitignore"
-    if not ignore.exists():
+    ignore = os.path.join(state, ".gitignore")
+    if not os.path.exists(ignore):
+        os.makedirs(state, exist_ok=True)
         atomic_write_text(ignore, STATE_GITIGNORE)
-    return state
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write `text` to a temp file beside `path`, fsync, then `os.replace` it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def atomic_write_text(path: StrPath, text: str, *, durable: bool = True) -> None:
+    """Write `text` to a temp file beside `path`, then `os.replace` it into place.
+
+    `durable` adds an fsync; heartbeats and caches skip it (losing one on a power cut is fine).
+    """
+    path = os.fspath(path)
+    folder, name = os.path.split(path)
+    os.makedirs(folder or ".", exist_ok=True)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    mode = _existing_mode(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
     try:
+        if mode is not None:
+            os.chmod(tmp, mode)  # keep an existing file's mode
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, _mode_for(path))
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        _unlink_quietly(tmp)
         raise
 
 
-def _mode_for(path: Path) -> int:
-    """Keep an existing file's mode; new files get the usual 0666 & ~umask."""
+def _unlink_quietly(path: str) -> None:
     try:
-        return path.stat().st_mode & 0o7777
+        os.unlink(path)
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return
 
 
-def atomic_write_json(path: Path, data: Any) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+def _existing_mode(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return None
 
 
-def read_json(path: Path, *, now: float | None = None) -> Any:
+def atomic_write_json(path: StrPath, data: Any, *, durable: bool = True) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n", durable=durable)
+
+
+def read_json(path: StrPath, *, now: float | None = None) -> Any:
     """Parsed JSON from `path`, or None when absent.
 
     A corrupt file is renamed `<name>.corrupt-<ts>` and None is returned, so
     the caller starts fresh without losing the evidence.
     """
+    path = os.fspath(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
     except FileNotFoundError:
         return None
     try:
         return json.loads(text)
     except ValueError:
         stamp = int(now if now is not None else time.time())
-        with contextlib.suppress(OSError):
-            os.replace(path, path.with_name(f"{path.name}.corrupt-{stamp}"))
+        try:
+            os.replace(path, f"{path}.corrupt-{stamp}")
+        except OSError:
+            return None
         return None
 
 
-@contextlib.contextmanager
-def file_lock(path: Path, timeout: float = 5.0) -> Iterator[None]:
-    """Hold an exclusive lock on `<path>.lock`; StateError after `timeout` seconds."""
-    lock_path = path.with_name(path.name + ".lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows has no flock: use the filelock package
-        import filelock
+class file_lock:  # used like a function: `with file_lock(path):`
+    """Hold an exclusive lock on `<path>.lock`; StateError after `timeout` seconds.
 
+    A class rather than a contextlib generator: contextlib is not free on the hot path.
+    """
+
+    def __init__(self, path: StrPath, timeout: float = 5.0) -> None:
+        self.lock_path = os.fspath(path) + ".lock"
+        self.timeout = timeout
+        self._fd: int | None = None
+        self._fallback: Any = None
+
+    def __enter__(self) -> None:
+        os.makedirs(os.path.dirname(self.lock_path) or ".", exist_ok=True)
         try:
-            with filelock.FileLock(str(lock_path), timeout=timeout):
-                yield
-        except filelock.Timeout as exc:
-            raise StateError(f"{lock_path}: still locked after {timeout:g}s") from exc
-        return
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + timeout
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows has no flock: use the filelock package
+            self._enter_filelock()
+            return
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.timeout
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                self._fd = fd
+                return
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise StateError(f"{lock_path}: still locked after {timeout:g}s") from None
+                    os.close(fd)
+                    raise StateError(self._timeout_message()) from None
                 time.sleep(0.01)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor releases the lock
+            self._fd = None
+        if self._fallback is not None:  # pragma: no cover - Windows
+            self._fallback.release()
+            self._fallback = None
+
+    def _enter_filelock(self) -> None:  # pragma: no cover - Windows
+        import filelock
+
+        lock = filelock.FileLock(self.lock_path, timeout=self.timeout)
+        try:
+            lock.acquire()
+        except filelock.Timeout as exc:
+            raise StateError(self._timeout_message()) from exc
+        self._fallback = lock
+
+    def _timeout_message(self) -> str:
+        return f"{self.lock_path}: still locked after {self.timeout:g}s"

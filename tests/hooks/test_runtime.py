@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +19,9 @@ from helpers import REPO, hook_env, make_payload, read_payload, run_hook
 ALLOWED_TOP = {"continue", "stopReason", "suppressOutput", "systemMessage", "hookSpecificOutput"}
 HOT = ("PreToolUse", "PostToolUse")
 BANNED = ("click", "rich", "git", "tiktoken", "yaml", "filelock")
+# Standard-library modules that cost a hot hook a large share of its budget
+# (python -X importtime; docs/BENCHMARKS.md): use os.path, plain classes, os.open.
+SLOW_STDLIB = ("pathlib", "dataclasses", "typing", "tempfile", "inspect")
 
 
 def sample_payload(event: str, project: Path) -> dict:
@@ -110,8 +114,28 @@ def test_log_is_size_bounded(git_project: Path) -> None:
     assert (logs / "hooks.log.1").exists()
 
 
+def _imported(importtime_stderr: str) -> set[str]:
+    """Top-level package names in `python -X importtime` output."""
+    lines = importtime_stderr.splitlines()
+    return {line.split("|")[-1].strip().split(".")[0] for line in lines if "|" in line}
+
+
+@pytest.fixture
+def interpreter_baseline() -> set[str]:
+    """What this interpreter imports for `-c pass` (site, .pth files): not the hook's doing."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "pass"],
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+    )
+    return _imported(proc.stderr)
+
+
 @pytest.mark.parametrize("event", HOT)
-def test_hot_hooks_import_only_the_standard_library(event: str, git_project: Path) -> None:
+def test_hot_hooks_import_only_the_standard_library(
+    event: str, git_project: Path, interpreter_baseline: set[str]
+) -> None:
     argv = [sys.executable, "-X", "importtime", "-m", "ccstate.hooks", event]
     (git_project / ".ccstate.yaml").write_text("dedupe:\n  enabled: true\n")
     # First run may parse the YAML to refresh the cache; SessionStart normally does that.
@@ -120,16 +144,16 @@ def test_hot_hooks_import_only_the_standard_library(event: str, git_project: Pat
         event, sample_payload(event, git_project), cwd=git_project, argv=argv
     )
     assert code == 0
-    imported = {
-        line.split("|")[-1].strip().split(".")[0] for line in err.splitlines() if "|" in line
-    }
+    imported = _imported(err) - interpreter_baseline
     assert "ccstate" in imported  # the measurement works
     assert imported.isdisjoint(BANNED), imported & set(BANNED)
+    slow = imported & set(SLOW_STDLIB)
+    assert not slow, f"hot hook imports {slow}: each costs milliseconds on every tool call"
 
 
 @pytest.mark.parametrize("event", HOT)
 def test_plugin_launcher_hot_path_imports_only_the_standard_library(
-    event: str, git_project: Path
+    event: str, git_project: Path, interpreter_baseline: set[str]
 ) -> None:
     argv = [sys.executable, "-X", "importtime", str(REPO / "hooks" / "run.py"), event]
     env = hook_env(CLAUDE_PLUGIN_ROOT=str(REPO), CLAUDE_PLUGIN_DATA=str(git_project / "pdata"))
@@ -138,9 +162,9 @@ def test_plugin_launcher_hot_path_imports_only_the_standard_library(
         event, sample_payload(event, git_project), cwd=git_project, env=env, argv=argv
     )
     assert code == 0
-    imported = {
-        line.split("|")[-1].strip().split(".")[0] for line in err.splitlines() if "|" in line
-    }
+    imported = _imported(err) - interpreter_baseline
     assert "ccstate" in imported
     assert imported.isdisjoint(BANNED), imported & set(BANNED)
+    slow = imported & set(SLOW_STDLIB)
+    assert not slow, f"hot hook imports {slow}: each costs milliseconds on every tool call"
     assert (git_project / ".ccstate" / "heartbeat" / f"{event}.json").exists()

@@ -11,13 +11,14 @@ import importlib
 import os
 import sys
 import time
-import traceback
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import TextIO
 
 from ccstate import __version__, config, hookio, hooklog, paths, store
 from ccstate.hooks import HookEnv
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import TextIO
 
 # event -> module path; only the module for the event that fired is imported.
 HANDLERS: dict[str, str] = {
@@ -39,16 +40,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -> None:
     started = time.time()
-    project = paths.find_project_root(_project_guess(environ))
-    state = paths.state_dir(project, environ)
+    project = paths.find_project_root_str(_project_guess(environ))
+    state = paths.state_dir_str(project, environ)
     text = ""
     try:
         text = stdin.read()
         if event not in HANDLERS:
             raise ValueError(f"unknown hook event {event!r}; expected one of {sorted(HANDLERS)}")
         inp = hookio.parse(event, text)
-        project = paths.find_project_root(Path(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd))
-        state = paths.state_dir(project, environ)
+        project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
+        state = paths.state_dir_str(project, environ)
         env = _make_env(project, state, started, environ)
         handler = importlib.import_module(HANDLERS[event])
         result = handler.handle(inp, env)
@@ -63,28 +64,29 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
         _fail(project, state, event, exc, text, started)
 
 
-def _make_env(project: Path, state: Path, now: float, environ: Mapping[str, str]) -> HookEnv:
+def _make_env(project: str, state: str, now: float, environ: Mapping[str, str]) -> HookEnv:
     store.ensure_state_dir(state)
     cfg = config.env_overrides(config.load_for_hook(project, state), environ)
     max_bytes = int(cfg.get("log.max_bytes"))
     for warning in cfg.warnings:
         hooklog.append_log(state, f"config warning: {warning}", max_bytes=max_bytes, now=now)
-    root, data = environ.get("CLAUDE_PLUGIN_ROOT"), environ.get("CLAUDE_PLUGIN_DATA")
     return HookEnv(
-        project_dir=project,
-        state_dir=state,
+        project=project,
+        state=state,
         config=cfg,
         now=now,
-        plugin_root=Path(root) if root else None,
-        plugin_data=Path(data) if data else None,
+        plugin_root=environ.get("CLAUDE_PLUGIN_ROOT") or None,
+        plugin_data=environ.get("CLAUDE_PLUGIN_DATA") or None,
         environ=dict(environ),
     )
 
 
 def _fail(
-    project: Path, state: Path, event: str, exc: BaseException, payload: str, now: float
+    project: str, state: str, event: str, exc: BaseException, payload: str, now: float
 ) -> None:
     try:
+        import traceback  # only failures pay for it
+
         max_bytes = int(config.load_for_hook(project, state).get("log.max_bytes"))
         line = f"ccstate {__version__} {event or '?'} failed: {type(exc).__name__}: {exc}"
         details = traceback.format_exc() + f"payload (first {hooklog.PAYLOAD_HEAD} chars): "
@@ -96,12 +98,12 @@ def _fail(
         pass  # nothing may escape the guard
 
 
-def _project_guess(environ: Mapping[str, str]) -> Path:
+def _project_guess(environ: Mapping[str, str]) -> str:
     """Where to log before the payload is parsed: Claude Code runs hooks in the project dir."""
     try:
-        return Path(environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+        return environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     except OSError:
-        return Path(".")
+        return "."
 
 
 if __name__ == "__main__":

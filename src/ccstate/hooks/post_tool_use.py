@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from ccstate.hookio import HookResult
 
-from ccstate.hookio import HookInput, HookResult
-from ccstate.hooks import HookEnv
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ccstate.hookio import HookInput
+    from ccstate.hooks import HookEnv
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 
