@@ -41,9 +41,13 @@ def _launch():
     main([event])
 
 
-if __name__ == "__main__":
+def main():
     try:
         _launch()
     except BaseException:  # never break a session, whatever went wrong
-        pass
+        return
+
+
+if __name__ == "__main__":
+    main()
     sys.exit(0)
