@@ -1,0 +1,249 @@
+"""Change DECISIONS.md: record, supersede, revert, under one lock, one atomic write.
+
+Edits are surgical (`Patch`: only the lines that change), so text a person wrote
+by hand is never reformatted. The lock is `store.file_lock` on
+`<state dir>/DECISIONS.md.lock` (flock; filelock's Unix backend is the same), so
+concurrent writers get unique, monotonic IDs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from ccstate import paths, store
+from ccstate.decisions import (
+    CONFLICT,
+    LABEL_RE,
+    MARKER_RE,
+    Decision,
+    Entry,
+    Log,
+    marker_line,
+    parse_log,
+    render_entry,
+    require_clean,
+    template_text,
+    unique_entry,
+)
+from ccstate.errors import CcstateError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
+LOCK_TIMEOUT_S = 15.0
+
+
+class Patch:
+    """Line edits that keep every other line (and so every hand edit) as it was."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = list(lines)
+        self.after: dict[int, list[str]] = {}  # index -> lines inserted after it (-1: at the top)
+        self.deleted: set[int] = set()
+
+    def replace(self, index: int, line: str) -> None:
+        self.lines[index] = line
+
+    def insert_after(self, index: int, lines: Iterable[str]) -> None:
+        self.after.setdefault(index, []).extend(lines)
+
+    def text(self) -> str:
+        out = list(self.after.get(-1, []))
+        for i, line in enumerate(self.lines):
+            if i not in self.deleted:
+                out.append(line)
+            out.extend(self.after.get(i, []))
+        while out and not out[-1].strip():
+            out.pop()
+        return "\n".join(out) + "\n"
+
+
+def set_marker(log: Log, patch: Patch, next_id: int) -> None:
+    """Point the next-id marker at `next_id`: the first marker kept, others dropped."""
+    if log.markers:
+        first, *others = (i for i, _v in log.markers)
+        patch.replace(first, marker_line(next_id))
+        patch.deleted.update(others)
+        return
+    title = next((i for i in range(log.preamble_end) if log.lines[i].startswith("# ")), None)
+    if title is None:
+        patch.insert_after(-1, [marker_line(next_id), ""])
+    else:
+        patch.insert_after(title, ["", marker_line(next_id)])
+
+
+def append_entry(patch: Patch, decision: Decision) -> None:
+    """Add the entry at the end, one blank line after what precedes it."""
+    while patch.lines and not patch.lines[-1].strip() and len(patch.lines) - 1 not in patch.after:
+        patch.lines.pop()
+    last = len(patch.lines) - 1
+    before = patch.after.get(last) or patch.lines[last:]
+    gap = [""] if before and before[-1].strip() else []
+    patch.insert_after(last, [*gap, *render_entry(decision)])
+
+
+def set_status(patch: Patch, entry: Entry, status_text: str) -> None:
+    patch.replace(entry.field_lines["status"], f"- Status: {status_text}")
+
+
+def add_supersedes(patch: Patch, entry: Entry, number: int) -> None:
+    listed = (*entry.decision.supersedes, number)
+    line = "- Supersedes: " + ", ".join(f"D{n}" for n in sorted(set(listed)))
+    if "supersedes" in entry.field_lines:
+        patch.replace(entry.field_lines["supersedes"], line)
+    else:
+        after = entry.field_lines.get("date", entry.field_lines["status"])
+        patch.insert_after(after, [line])
+
+
+def edit_log(project: Path, state: Path, change: Callable[[Log, Patch, Path], T]) -> T:
+    """Lock, read (the template when the file is absent), refuse errors, change, write once."""
+    path = paths.decisions_path(project)
+    store.ensure_state_dir(state)
+    with store.file_lock(state / paths.DECISIONS_NAME, timeout=LOCK_TIMEOUT_S):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = template_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CcstateError(f"{path}: cannot be read ({exc})") from exc
+        log = parse_log(text)
+        require_clean(log, path)
+        patch = Patch(log.lines)
+        result = change(log, patch, path)
+        new_text = patch.text()
+        if new_text != text:
+            store.atomic_write_text(path, new_text)
+    return result
+
+
+def new_decision(
+    number: int,
+    title: str,
+    decision: str,
+    *,
+    date: str,
+    context: str = "",
+    consequences: str = "",
+    supersedes: Sequence[int] = (),
+) -> Decision:
+    """A Decision from user input; CcstateError names the option that would not read back."""
+    values = {"title": title, "decision": decision, "context": context}
+    values["consequences"] = consequences
+    clean = {
+        key: "\n".join(v.rstrip() for v in value.strip().splitlines())
+        for key, value in values.items()
+    }
+    if not clean["title"] or "\n" in clean["title"]:
+        raise CcstateError('the title must be one non-empty line, e.g. "Use SQLite for the cache"')
+    if not clean["decision"]:
+        raise CcstateError("--decision must say what was decided")
+    for key, value in clean.items():
+        for k, line in enumerate(value.splitlines(), 1):
+            if _reserved(line):
+                raise CcstateError(
+                    f"--{key} line {k} ({line.strip()!r}) would not read back as part of "
+                    "this entry: lines starting with '##', '**Context:**', '**Decision:**', "
+                    "'**Consequences:**', '<!-- ccstate:' or a git conflict marker are reserved"
+                )
+    made = Decision(
+        number=number,
+        title=clean["title"],
+        date=date,
+        supersedes=tuple(sorted(set(supersedes))),
+        context=clean["context"],
+        decision=clean["decision"],
+        consequences=clean["consequences"],
+    )
+    probe = parse_log("\n".join(render_entry(made)))
+    if probe.problems or probe.entries[0].decision != made:
+        raise CcstateError(
+            "the text would not read back unchanged; close every ``` code fence and retry"
+        )
+    return made
+
+
+def _reserved(line: str) -> bool:
+    return bool(
+        (line.startswith("##") and not line.startswith("###"))
+        or LABEL_RE.match(line)
+        or MARKER_RE.match(line)
+        or line.startswith(CONFLICT)
+    )
+
+
+def record(
+    project: Path,
+    state: Path,
+    title: str,
+    decision: str,
+    *,
+    date: str,
+    context: str = "",
+    consequences: str = "",
+    supersedes: Sequence[int] = (),
+) -> Decision:
+    """Append a new decision with the next ID (and supersede the given ones) under the lock."""
+
+    def change(log: Log, patch: Patch, path: Path) -> Decision:
+        number = log.next_id
+        made = new_decision(
+            number,
+            title,
+            decision,
+            date=date,
+            context=context,
+            consequences=consequences,
+            supersedes=supersedes,
+        )
+        for old in made.supersedes:
+            entry = unique_entry(log, old, path)
+            _require_active(entry, path, f"it cannot be superseded by D{number}")
+            set_status(patch, entry, f"superseded by D{number}")
+        set_marker(log, patch, number + 1)
+        append_entry(patch, made)
+        return made
+
+    return edit_log(project, state, change)
+
+
+def supersede(project: Path, state: Path, old: int, new: int) -> None:
+    """Mark `old` superseded by the existing, newer, active `new` (and list it there)."""
+
+    def change(log: Log, patch: Patch, path: Path) -> None:
+        if old >= new:
+            raise CcstateError(f"D{old} can only be superseded by a newer decision (got D{new})")
+        old_entry, new_entry = unique_entry(log, old, path), unique_entry(log, new, path)
+        _require_active(old_entry, path, f"it cannot be superseded by D{new}")
+        _require_active(new_entry, path, f"it cannot supersede D{old}")
+        set_status(patch, old_entry, f"superseded by D{new}")
+        add_supersedes(patch, new_entry, old)
+
+    edit_log(project, state, change)
+
+
+def revert(project: Path, state: Path, number: int) -> list[int]:
+    """Mark `number` reverted; what it superseded becomes active again (returned)."""
+
+    def change(log: Log, patch: Patch, path: Path) -> list[int]:
+        entry = unique_entry(log, number, path)
+        _require_active(entry, path, "only an active decision can be reverted")
+        set_status(patch, entry, "reverted")
+        revived = []
+        for old in entry.decision.supersedes:
+            for old_entry in log.find(old):
+                if old_entry.decision.superseded_by == number:
+                    set_status(patch, old_entry, "active")
+                    revived.append(old)
+        return revived
+
+    return edit_log(project, state, change)
+
+
+def _require_active(entry: Entry, path: Path, why: str) -> None:
+    if entry.decision.status != "active":
+        raise CcstateError(f"{path}: {entry.decision.id} is {entry.decision.status_text}; {why}")
