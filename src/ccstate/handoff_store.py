@@ -1,0 +1,351 @@
+"""Write handoffs: scan, build, render, persist (PreCompact, SessionEnd and the CLI).
+
+Persisting holds one lock (`handoff/index.json.lock`) around: the session's handoff
+(.md + .json), the index entry, and one progress-log entry. A write whose content
+equals the session's last one changes nothing (PreCompact may fire 2-4 times for
+one compaction). The progress log rotates into `archive/` past
+`handoff.progress_max_bytes`; the index keeps the newest `handoff.keep_sessions`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ccstate import gitinfo, handoff, handoff_doc, paths, redact, store
+from ccstate.config import Config
+from ccstate.errors import StateError
+from ccstate.handoff_scan import Scan, iter_numbered
+
+SCAN_SECONDS = 20.0  # SessionEnd has 30 s (wiring.HOOK_SPECS); leave room for git and writing
+MAX_NOTES = 10
+MAX_STARTS = 200
+EMPTY_NOTE = (
+    'the note is empty; pass the next step as text: ccstate handoff note "run the e2e tests"'
+)
+_DECISION_HEADING = re.compile(r"^#+\s*(D\d+)\b", re.M)
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    session: str
+    path: Path | None  # the session's handoff (.md); None when skipped
+    written: bool  # False: identical to the last write, or skipped
+    tokens: int  # estimated (chars / 3)
+    text: str
+
+
+def scan_transcript(path: Path | None, deadline: float | None = None) -> tuple[Scan, str]:
+    """Stream the transcript; (scan, note) where note says why the scan stopped early."""
+    scan = Scan()
+    if path is None or not path.is_file():
+        return scan, "no transcript" if path is None else f"transcript not found: {path.name}"
+    for line, record in iter_numbered(path):
+        scan.feed(line, record)
+        if deadline is not None and line % 500 == 0 and time.monotonic() > deadline:
+            return scan, f"transcript scan stopped at line {line} (time budget)"
+    return scan, ""
+
+
+def write_handoff(
+    project: Path,
+    state: Path,
+    config: Config,
+    *,
+    transcript: Path | None,
+    event: str,
+    now: float,
+    session_id: str | None = None,
+    scan_seconds: float = SCAN_SECONDS,
+) -> WriteResult:
+    """Build this session's handoff from its transcript and git, and persist it (idempotent)."""
+    scan, scan_note = scan_transcript(transcript, time.monotonic() + scan_seconds)
+    session = session_id or scan.session_id or (transcript.stem if transcript else "manual")
+    redactor = redact.for_project(project)
+    foreign = bool(scan.cwd) and not _inside(Path(scan.cwd), project)
+    if foreign:  # a transcript from elsewhere: this repository's git says nothing about it
+        snap = gitinfo.Snapshot(
+            branch=scan.branch or None,
+            head=None,
+            note="transcript from another directory: git details omitted",
+        )
+    else:
+        snap = gitinfo.snapshot(project, _session_base(project, state, session, scan))
+    if scan_note:
+        snap = gitinfo.Snapshot(
+            snap.branch,
+            snap.head,
+            snap.head_subject,
+            snap.base,
+            snap.commits,
+            snap.diffstat,
+            snap.dirty,
+            "; ".join(n for n in (snap.note, scan_note) if n),
+        )
+    meta = handoff_doc.Meta(
+        project=project.name,
+        session=session,
+        event=event,
+        written=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+        written_epoch=int(now),
+        transcript=transcript.name if transcript else "",
+        records=scan.records,
+        last_line=scan.last_line,
+        branch=snap.branch,
+        head=snap.head,
+        head_subject=redactor.redact(snap.head_subject),
+        base=snap.base,
+    )
+    roots = [str(project)] + ([scan.cwd] if scan.cwd else [])
+    doc = handoff_doc.build(
+        scan,
+        snap,
+        read_notes(state, session),
+        meta,
+        redactor,
+        known_decisions=_known_decisions(project),
+        roots=roots,
+    )
+    return persist(state, config, doc, redactor, skip_trivial=event == "SessionEnd")
+
+
+def write_for_hook(
+    project: Path,
+    state: Path,
+    config: Config,
+    session_id: str,
+    transcript_path: str,
+    *,
+    event: str,
+    now: float,
+) -> dict[str, object]:
+    """The hooks' entry: write, and describe the outcome for the heartbeat (no free text)."""
+    started = time.monotonic()
+    transcript = Path(transcript_path) if transcript_path else None
+    result = write_handoff(
+        project, state, config, transcript=transcript, event=event, now=now, session_id=session_id
+    )
+    if result.path is None:
+        return {"handoff": "skipped: nothing to hand off"}
+    return {
+        "handoff": os.path.relpath(result.path, state),
+        "written": result.written,
+        "tokens_est": result.tokens,
+        "ms": round((time.monotonic() - started) * 1000),
+    }
+
+
+def persist(
+    state: Path,
+    config: Config,
+    doc: handoff_doc.Handoff,
+    redactor: redact.Redactor,
+    *,
+    skip_trivial: bool = False,
+) -> WriteResult:
+    """Write the handoff, its index entry and a progress entry, under the index lock.
+
+    `skip_trivial` (SessionEnd): a session that did nothing to hand off and has no handoff
+    yet writes none, so a quick question does not push the last real handoff aside.
+    """
+    text = handoff_doc.render(doc, int(config.get("handoff.max_tokens")), redactor)
+    session = doc.meta.session
+    rel = os.path.join(
+        "branches", handoff.branch_key(doc.meta.branch), handoff.safe_name(session) + ".md"
+    )
+    path = Path(handoff.handoff_dir(state)) / rel
+    fingerprint = doc.fingerprint()
+    store.ensure_state_dir(state)
+    with store.file_lock(handoff.index_path(state), timeout=10.0):
+        # store.read_json sets a corrupt index aside (index.json.corrupt-<ts>) and starts afresh
+        index = handoff.parse_index(store.read_json(handoff.index_path(state)))
+        old = index["sessions"].get(session)
+        if skip_trivial and not isinstance(old, dict) and not doc.substantive():
+            return WriteResult(session, None, False, 0, "")
+        if isinstance(old, dict) and old.get("fingerprint") == fingerprint and path.is_file():
+            return WriteResult(session, path, False, handoff_doc.estimate_tokens(text), text)
+        index["seq"] = int(index.get("seq", 0)) + 1
+        store.atomic_write_text(path, text)
+        store.atomic_write_json(path.with_suffix(".json"), doc.to_json())
+        if isinstance(old, dict) and old.get("path") not in (None, rel):
+            _remove(Path(handoff.handoff_dir(state)) / str(old["path"]))
+        index["sessions"][session] = _entry(doc, rel, int(index["seq"]), fingerprint)
+        _append_progress(state, config, _progress_entry(doc, rel))
+        _prune(state, index, int(config.get("handoff.keep_sessions")))
+        store.atomic_write_json(handoff.index_path(state), index)
+    return WriteResult(session, path, True, handoff_doc.estimate_tokens(text), text)
+
+
+def _entry(doc: handoff_doc.Handoff, rel: str, seq: int, fingerprint: str) -> dict[str, Any]:
+    m = doc.meta
+    return {
+        "seq": seq,
+        "session": m.session,
+        "branch": m.branch,
+        "head": m.head,
+        "event": m.event,
+        "written": m.written,
+        "written_epoch": m.written_epoch,
+        "path": rel,
+        "fingerprint": fingerprint,
+        "gist": [list(pair) for pair in doc.gist],
+    }
+
+
+def _progress_entry(doc: handoff_doc.Handoff, rel: str) -> str:
+    m = doc.meta
+    where = m.branch or "detached"
+    head = f" @ {m.head[:7]}" if m.head else ""
+    lines = [f"## {m.written} · {m.event} · session {m.session[:8]} · {where}{head}"]
+    lines += [f"- {key}: {text}" for key, text in doc.gist]
+    lines.append(f"- handoff: {rel}")
+    return "\n".join(lines) + "\n\n"
+
+
+def _append_progress(state: Path, config: Config, entry: str) -> None:
+    """Append to progress.md; past the size limit it moves to archive/ first (bounded)."""
+    log = Path(handoff.handoff_dir(state)) / "progress.md"
+    limit = int(config.get("handoff.progress_max_bytes"))
+    try:
+        current = log.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = "# ccstate progress log (append-only; newest last)\n\n"
+    if len(current.encode("utf-8")) + len(entry.encode("utf-8")) > limit:
+        _rotate(log, int(config.get("handoff.progress_archives")))
+        current = "# ccstate progress log (append-only; newest last; older entries in archive/)\n\n"
+    store.atomic_write_text(log, current + entry)
+
+
+def _rotate(log: Path, keep: int) -> None:
+    archive = log.parent / "archive"
+    archive.mkdir(parents=True, exist_ok=True)
+    numbers = sorted(
+        int(m.group(1))
+        for p in archive.glob("progress.*.md")
+        if (m := re.fullmatch(r"progress\.(\d+)\.md", p.name))
+    )
+    following = (numbers[-1] + 1) if numbers else 1
+    if keep > 0 and log.exists():
+        os.replace(log, archive / f"progress.{following}.md")
+        numbers.append(following)
+    for number in numbers[: max(0, len(numbers) - keep)]:
+        _remove(archive / f"progress.{number}.md")
+
+
+def _prune(state: Path, index: dict[str, Any], keep: int) -> None:
+    """Drop the oldest sessions' entries and files beyond `keep`; cap the start records."""
+    sessions = index["sessions"]
+    ordered = sorted(sessions, key=lambda s: int(sessions[s].get("seq", 0)), reverse=True)
+    base = Path(handoff.handoff_dir(state))
+    for session in ordered[keep:]:
+        entry = sessions.pop(session)
+        md = base / str(entry.get("path", ""))
+        for path in (
+            md,
+            md.with_suffix(".json"),
+            Path(handoff.notes_path(state, session)),
+            Path(handoff.start_path(state, session)),
+        ):
+            _remove(path)
+    starts = base / "starts"
+    if starts.is_dir():
+        files = sorted(starts.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for path in files[MAX_STARTS:]:
+            _remove(path)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+        path.unlink()
+
+
+def _session_base(project: Path, state: Path, session: str, scan: Scan) -> str | None:
+    """HEAD at session start: recorded by SessionStart, else the reflog at the first record."""
+    recorded = store.read_json(handoff.start_path(state, session))
+    if isinstance(recorded, dict) and isinstance(recorded.get("head"), str):
+        return str(recorded["head"])
+    if scan.first_time:
+        when = _parse_time(scan.first_time)
+        if when is not None:
+            return gitinfo.head_at(project, when)
+    return None
+
+
+def _parse_time(stamp: str) -> float | None:
+    import calendar
+
+    try:
+        parsed = time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return None
+    return float(calendar.timegm(parsed))
+
+
+def _known_decisions(project: Path) -> set[str]:
+    try:
+        text = paths.decisions_path(project).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    return set(_DECISION_HEADING.findall(text))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- agent notes
+
+
+def read_notes(state: Path, session: str) -> list[str]:
+    data = store.read_json(handoff.notes_path(state, session))
+    notes = data.get("notes") if isinstance(data, dict) else None
+    return [str(n) for n in notes] if isinstance(notes, list) else []
+
+
+def add_note(
+    project: Path, state: Path, config: Config, session: str, text: str, *, now: float
+) -> tuple[Path | None, int]:
+    """Record a next-step note for `session` (redacted); re-render its handoff if it has one.
+
+    Returns (handoff path or None, number of notes). Keeps the newest MAX_NOTES.
+    """
+    text = " ".join(text.split())
+    if not text:
+        raise StateError(EMPTY_NOTE)
+    redactor = redact.for_project(project)
+    notes = [*read_notes(state, session), redactor.redact(text)][-MAX_NOTES:]
+    with store.file_lock(handoff.notes_path(state, session), timeout=10.0):
+        store.ensure_state_dir(state)
+        store.atomic_write_json(
+            handoff.notes_path(state, session), {"schema_version": 1, "notes": notes}
+        )
+    entry = handoff.read_index(state)["sessions"].get(session)
+    if not isinstance(entry, dict):
+        return None, len(notes)
+    stored = store.read_json(
+        (Path(handoff.handoff_dir(state)) / str(entry["path"])).with_suffix(".json")
+    )
+    if not isinstance(stored, dict):
+        return None, len(notes)
+    old_doc = handoff_doc.Handoff.from_json(stored)
+    meta = dataclasses.replace(
+        old_doc.meta,
+        event="note",
+        written=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+        written_epoch=int(now),
+    )
+    items = handoff_doc.note_items(notes, redactor)
+    sections = tuple((k, items if k == "next" else v) for k, v in old_doc.sections)
+    draft = handoff_doc.Handoff(meta, sections, ())
+    doc = handoff_doc.Handoff(meta, sections, handoff_doc.make_gist(draft))
+    return persist(state, config, doc, redactor).path, len(notes)

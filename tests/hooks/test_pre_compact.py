@@ -1,0 +1,44 @@
+"""PreCompact as Claude Code runs it; it may fire several times for one compaction."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import FIXTURES, make_payload, run_hook
+
+CASE = FIXTURES / "handoff" / "session.jsonl"
+SID = "5e55104e-0000-4000-8000-00000000c0de"
+
+
+def test_pre_compact_writes_once_however_often_it_fires(git_project: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(CASE.read_text().replace("/work/demo", str(git_project)))
+    payload = make_payload("PreCompact", git_project, trigger="manual", custom_instructions="keep")
+    payload.update(session_id=SID, transcript_path=str(transcript))
+    outcomes = []
+    for _ in range(3):
+        code, parsed, out, err = run_hook("PreCompact", payload, cwd=git_project)
+        assert (code, parsed, out, err) == (0, None, "", "")  # no summariser instructions added
+        beat = json.loads((git_project / ".ccstate/heartbeat/PreCompact.json").read_text())
+        outcomes.append((beat["detail"]["handoff"], beat["detail"]["written"]))
+    rel = f"handoff/branches/main/{SID}.md"
+    assert outcomes == [(rel, True), (rel, False), (rel, False)]
+    progress = (git_project / ".ccstate" / "handoff" / "progress.md").read_text()
+    assert progress.count("· PreCompact ·") == 1
+
+
+def test_the_capsule_after_compaction_points_at_this_sessions_handoff(
+    git_project: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(CASE.read_text().replace("/work/demo", str(git_project)))
+    payload = make_payload("PreCompact", git_project, trigger="auto")
+    payload.update(session_id=SID, transcript_path=str(transcript))
+    assert run_hook("PreCompact", payload, cwd=git_project)[0] == 0
+    start = make_payload("SessionStart", git_project, source="compact", session_id=SID)
+    code, parsed, _, err = run_hook("SessionStart", start, cwd=git_project)
+    assert (code, err) == (0, "")
+    text = parsed["hookSpecificOutput"]["additionalContext"]
+    assert "- handoff (PreCompact, session 5e55104e, branch main @ " in text
+    assert f"full handoff: .ccstate/handoff/branches/main/{SID}.md" in text

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ccstate import gitinfo
+
+
+def git(project: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(project), *args], check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def commit(project: Path, name: str, text: str, message: str) -> str:
+    (project / name).write_text(text)
+    git(project, "add", name)
+    git(project, "commit", "-q", "-m", message)
+    return git(project, "rev-parse", "HEAD")
+
+
+def test_read_head_on_a_branch(git_project: Path) -> None:
+    head = gitinfo.read_head(git_project)
+    assert head == gitinfo.Head("main", git(git_project, "rev-parse", "HEAD"))
+
+
+def test_read_head_from_a_subdirectory_and_outside_git(git_project: Path, tmp_path: Path) -> None:
+    sub = git_project / "pkg" / "deep"
+    sub.mkdir(parents=True)
+    assert gitinfo.read_head(sub) == gitinfo.read_head(git_project)
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    assert gitinfo.read_head(lonely) is None
+
+
+def test_read_head_detached_and_packed(git_project: Path) -> None:
+    first = git(git_project, "rev-parse", "HEAD")
+    commit(git_project, "b.txt", "b\n", "second")
+    git(git_project, "pack-refs", "--all")
+    assert not (git_project / ".git" / "refs" / "heads" / "main").exists()
+    assert gitinfo.read_head(git_project) == gitinfo.Head(
+        "main", git(git_project, "rev-parse", "HEAD")
+    )
+    git(git_project, "checkout", "-q", "--detach", first)
+    assert gitinfo.read_head(git_project) == gitinfo.Head(None, first)
+
+
+def test_read_head_unborn_branch(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(tmp_path)], check=True)
+    assert gitinfo.read_head(tmp_path) == gitinfo.Head("trunk", None)
+
+
+def test_read_head_in_a_linked_worktree(git_project: Path, tmp_path: Path) -> None:
+    git(git_project, "pack-refs", "--all")
+    tree = tmp_path / "wt"
+    git(git_project, "worktree", "add", "-q", "-b", "topic", str(tree))
+    assert (tree / ".git").is_file()
+    sha = commit(tree, "t.txt", "t\n", "on topic")
+    assert gitinfo.read_head(tree) == gitinfo.Head("topic", sha)
+    assert gitinfo.read_head(git_project).branch == "main"
+
+
+def test_head_at_reads_the_reflog(git_project: Path) -> None:
+    log = git_project / ".git" / "logs" / "HEAD"
+    first = git(git_project, "rev-parse", "HEAD")
+    second = commit(git_project, "b.txt", "b\n", "second")
+    zero = "0" * 40
+    log.write_text(
+        f"{zero} {first} T <t@e> 1000 +0000\tcommit (initial): initial\n"
+        f"{first} {second} T <t@e> 2000 +0000\tcommit: second\n"
+    )
+    assert gitinfo.head_at(git_project, 999) is None
+    assert gitinfo.head_at(git_project, 1500) == first
+    assert gitinfo.head_at(git_project, 2000) == second
+    assert gitinfo.head_at(git_project, 9999) == second
+
+
+def test_snapshot_commits_diffstat_and_dirty_since_base(git_project: Path) -> None:
+    base = git(git_project, "rev-parse", "HEAD")
+    sha = commit(git_project, "b.txt", "one\ntwo\n", "add b")
+    (git_project / "app.py").write_text("print('changed')\nprint(2)\n")
+    (git_project / "new.txt").write_text("untracked\n")
+    snap = gitinfo.snapshot(git_project, base)
+    assert (snap.branch, snap.head, snap.head_subject, snap.base) == ("main", sha, "add b", base)
+    assert snap.commits == ((sha, "add b"),)
+    assert snap.diffstat == (("app.py", 2, 1), ("b.txt", 2, 0))
+    assert snap.dirty == (" M app.py", "?? new.txt")
+    assert snap.note == ""
+
+
+def test_snapshot_without_base_or_with_a_vanished_base(git_project: Path) -> None:
+    snap = gitinfo.snapshot(git_project, None)
+    assert (snap.base, snap.commits, snap.diffstat) == (None, (), ())
+    assert snap.note == "no session start recorded: no diffstat"
+    gone = gitinfo.snapshot(git_project, "f" * 40)
+    assert gone.base is None and gone.head_subject == "initial"
+    assert gone.note.startswith("git: GitCommandError")
+
+
+def test_snapshot_outside_git(tmp_path: Path) -> None:
+    assert gitinfo.snapshot(tmp_path, None).note == "not a git repository"
+
+
+def test_snapshot_without_gitpython_keeps_head(
+    git_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_git(name: str, *args: object, **kwargs: object) -> object:
+        if name == "git":
+            raise ImportError("no GitPython")
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_git)
+    snap = gitinfo.snapshot(git_project, None)
+    assert (snap.branch, snap.head) == ("main", git(git_project, "rev-parse", "HEAD"))
+    assert snap.note == "GitPython is not installed; git details omitted"

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ccstate import redact
+
+# Secrets are assembled at run time so this file itself trips no secret scanner.
+AWS = "AKIA" + "Q7X2M4N6P8R1T3V5"
+ANTHROPIC = "sk-ant-" + "api03-" + "Zq9Zq9Zq9Zq9Zq9Zq9Zq9Zq9Zq9Zq9"
+OPENAI = "sk-" + "proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2"
+GITHUB = "ghp_" + "0123456789abcdefghijABCDEFGHIJ012345"
+GITHUB_PAT = "github_pat_" + "11ABCDEFG0123456789_abcdefghijklmnop"
+GITLAB = "glpat-" + "abcdefghij0123456789"
+SLACK = "xoxb-" + "1234567890-abcdefghij"
+JWT = "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9P"
+PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx\nabc+/=\n-----END RSA PRIVATE KEY-----"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kind"),
+    [
+        (f"key {AWS} here", AWS, "aws-key"),
+        (f"use {ANTHROPIC}", ANTHROPIC, "anthropic-key"),
+        (f"openai {OPENAI}.", OPENAI, "openai-key"),
+        (f"gh {GITHUB}", GITHUB, "github-token"),
+        (f"pat {GITHUB_PAT}", GITHUB_PAT, "github-token"),
+        (f"gitlab {GITLAB}", GITLAB, "gitlab-token"),
+        (f"slack {SLACK}", SLACK, "slack-token"),
+        (f"jwt {JWT}", JWT, "jwt"),
+        (f"{PEM} after", "MIIEowIBAAKCAQEAx", "private-key"),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXkt",
+            "b3BlbnNzaC1rZXkt",
+            "private-key",
+        ),
+        (
+            "curl -H 'Authorization: Bearer abcdefghijklmnop12345'",
+            "abcdefghijklmnop12345",
+            "bearer",
+        ),
+        ("git clone https://bob:s3cretpw@example.org/x", "s3cretpw", "url-password"),
+        ("password=hunter2", "hunter2", "assignment"),
+        ('DB_PASSWORD="pa ss word"', "pa ss word", "assignment"),
+        ("{'client_secret': 'zzzzzz'}", "zzzzzz", "assignment"),
+        ("token: abc123def", "abc123def", "assignment"),
+        ("mytool --password hunter22 -v", "hunter22", "assignment"),
+        ("mytool --api-key=k3yk3y", "k3yk3y", "assignment"),
+    ],
+)
+def test_each_secret_shape_is_redacted(text: str, secret: str, kind: str) -> None:
+    out = redact.redact(text)
+    assert secret not in out
+    assert f"[REDACTED:{kind}]" in out
+
+
+def test_names_and_surroundings_are_kept() -> None:
+    assert redact.redact(f"export ANTHROPIC_API_KEY={ANTHROPIC} # mine") == (
+        "export ANTHROPIC_API_KEY=[REDACTED:anthropic-key] # mine"
+    )
+    assert redact.redact('{"password": "x1y2z3", "user": "bob"}') == (
+        '{"password": "[REDACTED:assignment]", "user": "bob"}'
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "max_tokens=8000 and budget_tokens: 500",
+        "password=${DB_PASSWORD} token = get_token() api_key: string",
+        "secret = os.environ['SECRET']",
+        "no secrets here: the token budget and the password policy.",
+        "already [REDACTED:aws-key] and password=[REDACTED:assignment]",
+    ],
+)
+def test_references_counts_and_prose_are_left_alone(text: str) -> None:
+    assert redact.redact(text) == text
+
+
+def test_env_values_pick_secrets_not_ordinary_settings() -> None:
+    text = (
+        "# comment\nPORT=3000\nNODE_ENV=development\nDEBUG=true\nAPI_KEY=abcd1234\n"
+        "export SESSION='Zq9-!x7yy'\nURL=http://localhost:3000\nDB=postgres://u:p@h/d\n"
+        "NAME=myapp\nEMPTY=\nSHORTKEY=ab\nREF=${OTHER}\n"
+    )
+    assert redact.env_values([text]) == ["abcd1234", "Zq9-!x7yy", "postgres://u:p@h/d"]
+
+
+def test_for_project_hides_dotenv_values_everywhere(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("STRIPE=rk_live_PLANTED1234\n")
+    (tmp_path / ".env.local").write_text('OTHER_SECRET="local-only-value"\n')
+    (tmp_path / ".envrc-not-a-file").mkdir()
+    redactor = redact.for_project(tmp_path)
+    out = redactor.redact("charge with rk_live_PLANTED1234 and local-only-value, port 3000")
+    assert out == "charge with [REDACTED:env] and [REDACTED:env], port 3000"
+
+
+def test_literals_only_mode_skips_the_patterns(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("X_TOKEN=literal-value-1\n")
+    redactor = redact.for_project(tmp_path, patterns=False)
+    assert redactor.redact(f"literal-value-1 {AWS}") == f"[REDACTED:env] {AWS}"
+
+
+def test_same_input_same_output() -> None:
+    text = f"{AWS} {GITHUB} password=x1y2"
+    assert redact.redact(text) == redact.redact(text) == redact.redact(redact.redact(text))
