@@ -1,0 +1,388 @@
+"""The read ledger on disk: one locked JSON file per context, a content-addressed blob store.
+
+    <state>/ledger/<session_id>/main.json           the main thread
+    <state>/ledger/<session_id>/agent-<id>.json     each subagent
+    <state>/ledger/blobs/<sha256>                   delivered text, for diffs and partial re-reads
+
+Everything fails open: a missing or corrupt ledger is a fresh one (the context gets full content),
+a damaged blob reads as missing, a lock held too long raises StateError for the caller to log.
+Hot path (PostToolUse): standard library only, os.path rather than pathlib.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+
+from ccstate import store
+from ccstate.errors import StateError
+from ccstate.ledger import SCHEMA_VERSION, Ledger, Segment, new_epoch, replaced_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from types import TracebackType
+    from typing import Any
+
+LOCK_TIMEOUT = 2.0  # PostToolUse: then serve the full content (hooks time out at 10 s)
+EPOCH_LOCK_TIMEOUT = 5.0
+MAX_BLOB_BYTES = 4 << 20  # larger deliveries are not kept: their re-reads come back in full
+MAX_HASH_BYTES = 2 << 20  # larger files get no file sha (a whole-file Read stops at 256 KiB)
+KEEP_SESSIONS = 64
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+
+
+def ledger_dir(state: str) -> str:
+    return os.path.join(state, "ledger")
+
+
+def blob_dir(state: str) -> str:
+    return os.path.join(state, "ledger", "blobs")
+
+
+def context_path(state: str, session_id: str, agent_id: str | None) -> str:
+    name = f"agent-{_safe(agent_id)}.json" if agent_id else "main.json"
+    return os.path.join(ledger_dir(state), _safe(session_id), name)
+
+
+def _safe(name: str) -> str:
+    if name and len(name) <= 80 and set(name) <= _SAFE and not name.startswith("."):
+        return name
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+class open_context:  # used like a function: `with open_context(...) as ctx:`
+    """Lock and load one context's ledger. Read `ledger`, assign the new one, `keep` text the
+    context received; on a clean exit the blobs are written first, then the ledger."""
+
+    def __init__(
+        self,
+        state: str,
+        session_id: str,
+        agent_id: str | None,
+        *,
+        now: float,
+        timeout: float = LOCK_TIMEOUT,
+    ) -> None:
+        self.state = state
+        self.path = context_path(state, session_id, agent_id)
+        self.now = now
+        self.ledger = self.original = Ledger()
+        self.problems: list[str] = []
+        self._blobs: list[str] = []
+        self._lock = store.file_lock(self.path, timeout=timeout)
+
+    def __enter__(self) -> open_context:
+        self._lock.__enter__()
+        try:
+            self.ledger, self.problems = load_ledger(self.path, now=self.now)
+        except BaseException:
+            self._lock.__exit__(None, None, None)
+            raise
+        self.original = self.ledger
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            if exc_type is None and self.ledger is not self.original:
+                for text in self._blobs:  # first: a ledger never names text not written
+                    write_blob(self.state, text)
+                store.atomic_write_json(self.path, to_json(self.ledger), durable=False)
+        finally:
+            self._lock.__exit__(exc_type, exc, tb)
+
+    def load(self, sha: str) -> str | None:
+        text = read_blob(self.state, sha)
+        if text is None:
+            self.problems.append(f"blob {sha[:12]} missing or damaged")
+        return text
+
+    def keep(self, text: str) -> None:
+        self._blobs.append(text)
+
+
+def load_ledger(path: str, *, now: float) -> tuple[Ledger, list[str]]:
+    """The ledger at `path` (fresh when absent); a corrupt file is set aside and reported."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        return Ledger(), []
+    except (OSError, UnicodeDecodeError) as exc:
+        return Ledger(), [f"{path}: unreadable ({exc}); starting a fresh ledger"]
+    try:
+        return from_json(json.loads(text)), []
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        aside = f"{path}.corrupt-{int(now)}"
+        try:
+            os.replace(path, aside)
+        except OSError:
+            aside = "(could not be moved)"
+        return Ledger(), [f"{path}: corrupt ({type(exc).__name__}: {exc}); set aside as {aside}"]
+
+
+def to_json(ledger: Ledger) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "epoch": ledger.epoch,
+        "epoch_reason": ledger.epoch_reason,
+        "reads": ledger.reads,
+        "paths": {
+            path: [[s.start, s.end, s.sha, s.read_no, s.args] for s in segments]
+            for path, segments in ledger.paths.items()
+        },
+        "pending": list(ledger.pending) if ledger.pending else None,
+        "history": list(ledger.history),
+        "stats": dict(ledger.stats),
+        "files": {path: dict(info) for path, info in ledger.files.items()},
+    }
+
+
+def from_json(data: Any) -> Ledger:
+    """Strict: anything unexpected raises, and the caller treats the file as corrupt."""
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        raise ValueError(f"not a schema {SCHEMA_VERSION} ledger")
+    paths: dict[str, tuple[Segment, ...]] = {}
+    for path, rows in data["paths"].items():
+        segments = []
+        for start, end, sha, read_no, args in rows:
+            ok = isinstance(start, int) and isinstance(end, int) and 1 <= start <= end
+            if not ok or not isinstance(sha, str) or len(sha) != 64:
+                raise ValueError(f"bad segment for {path}")
+            segments.append(Segment(start, end, sha, int(read_no), str(args)))
+        paths[str(path)] = tuple(segments)
+    pending = data["pending"]
+    return Ledger(
+        epoch=int(data["epoch"]),
+        epoch_reason=str(data["epoch_reason"]),
+        reads=int(data["reads"]),
+        paths=paths,
+        pending=(str(pending[0]), str(pending[1])) if pending else None,
+        history=tuple(dict(h) for h in data["history"]),
+        stats={str(k): int(v) for k, v in data["stats"].items()},
+        files={str(k): dict(v) for k, v in data["files"].items()},
+    )
+
+
+# --------------------------------------------------------------------------- epochs
+
+
+def start_epoch(
+    state: str, session_id: str, agent_id: str | None, reason: str, *, now: float
+) -> list[str]:
+    """New epoch for one context. Returns problems to log; a ledger that cannot be rewritten
+    is deleted instead, which forgets just as well."""
+    return _reset(context_path(state, session_id, agent_id), reason, now)
+
+
+def start_session_epoch(state: str, session_id: str, reason: str, *, now: float) -> list[str]:
+    """New epoch for every context of a session: the main thread and each subagent."""
+    folder = os.path.join(ledger_dir(state), _safe(session_id))
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    except OSError:
+        return []
+    problems: list[str] = []
+    for name in names:
+        problems += _reset(os.path.join(folder, name), reason, now)
+    return problems
+
+
+def _reset(path: str, reason: str, now: float) -> list[str]:
+    if not os.path.exists(path):
+        return []
+    try:
+        with store.file_lock(path, timeout=EPOCH_LOCK_TIMEOUT):
+            ledger, problems = load_ledger(path, now=now)
+            fresh = new_epoch(ledger, reason)
+            if fresh is not ledger:
+                store.atomic_write_json(path, to_json(fresh), durable=False)
+            return problems
+    except (OSError, StateError) as exc:
+        try:
+            os.unlink(path)
+        except OSError:
+            return [f"{path}: new epoch not written ({exc}) and the ledger not deleted"]
+        return [f"{path}: new epoch not written ({exc}); ledger deleted instead"]
+
+
+# --------------------------------------------------------------------------- blobs
+
+
+def write_blob(state: str, text: str) -> str:
+    """Keep `text` under its sha256 (no fsync: a torn blob fails its hash check and is skipped)."""
+    data = text.encode("utf-8", "surrogatepass")
+    sha = hashlib.sha256(data).hexdigest()
+    if len(data) > MAX_BLOB_BYTES:
+        return sha
+    path = os.path.join(blob_dir(state), sha)
+    try:
+        os.utime(path)  # already kept: mark it recently used
+        return sha
+    except FileNotFoundError:
+        pass
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    return sha
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        return
+
+
+def read_blob(state: str, sha: str) -> str | None:
+    """The text kept under `sha`, or None when absent or damaged."""
+    try:
+        with open(os.path.join(blob_dir(state), _safe(sha)), "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != sha:
+        return None
+    return data.decode("utf-8", "surrogatepass")
+
+
+def file_sha(path: str, cache: Mapping[str, Any] | None) -> tuple[str, list[int] | None]:
+    """(sha256 of the file on disk, its stat stamp); a matching stamp in `cache` skips hashing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "", None
+    stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
+    if cache and cache.get("stamp") == stamp and isinstance(cache.get("sha"), str):
+        return str(cache["sha"]), stamp
+    if st.st_size > MAX_HASH_BYTES:
+        return "", stamp
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest(), stamp
+    except OSError:
+        return "", stamp
+
+
+# --------------------------------------------------------------------------- bounds
+
+
+def prune(state: str, *, max_bytes: int, keep_sessions: int = KEEP_SESSIONS) -> list[str]:
+    """Drop all but the newest `keep_sessions` session ledgers, then the least recently used
+    blobs until the blob store fits in `max_bytes`. Returns what was removed (for the log)."""
+    import shutil
+
+    root = ledger_dir(state)
+    removed: list[str] = []
+    sessions = [e for e in _entries(root) if e.is_dir() and e.name != "blobs"]
+    for entry in sorted(sessions, key=_mtime, reverse=True)[keep_sessions:]:
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(f"session {entry.name}")
+    blobs = sorted((e for e in _entries(blob_dir(state)) if e.is_file()), key=_mtime)
+    total = sum(_size(e) for e in blobs)
+    for entry in blobs:
+        if total <= max_bytes:
+            break
+        total -= _size(entry)
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(f"blob {entry.name[:12]}")
+    return removed
+
+
+def _entries(folder: str) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as it:
+            return list(it)
+    except OSError:
+        return []
+
+
+def _mtime(entry: os.DirEntry[str]) -> float:
+    try:
+        return entry.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _size(entry: os.DirEntry[str]) -> int:
+    try:
+        return entry.stat().st_size
+    except OSError:
+        return 0
+
+
+# --------------------------------------------------------------------------- hook entry points
+
+
+def on_lifecycle(
+    state: str,
+    event: str,
+    session_id: str,
+    source: str | None,
+    *,
+    now: float,
+    store_max_bytes: int,
+    log_max_bytes: int,
+) -> dict[str, Any]:
+    """SessionStart / PreCompact bookkeeping (docs/LEDGER.md "Epochs"): a compaction or a resume
+    starts a new epoch for every context of the session; startup and /clear prune the store.
+    Never raises for I/O trouble: problems go to the hook log. Returns heartbeat detail."""
+    if event == "PreCompact" or source == "compact":
+        reason = "compaction" if event == "PreCompact" else "compaction (SessionStart)"
+    elif source == "resume":
+        reason = "resume"
+    else:
+        reason = ""
+    problems: list[str] = []
+    try:
+        if reason:
+            problems += start_session_epoch(state, session_id, reason, now=now)
+        elif event == "SessionStart" and source in ("startup", "clear"):
+            prune(state, max_bytes=store_max_bytes)
+    except (OSError, StateError) as exc:
+        problems.append(f"{type(exc).__name__}: {exc}")
+    if problems:
+        from ccstate import hooklog
+
+        for problem in problems:
+            hooklog.append_log(state, f"read ledger: {problem}", max_bytes=log_max_bytes, now=now)
+    return {"ledger_epoch": reason or "unchanged"}
+
+
+def capsule_section(state: str, project: str, session_id: str, source: str | None) -> list[str]:
+    """After a compaction: name the files whose notices may outlive the Reads they point to.
+
+    Compaction keeps the latest turns verbatim and summarises the rest, and Claude Code does
+    not re-attach a file whose (replaced) Read sits in the kept turns, so a kept notice can
+    point at a Read the summary replaced. The model is told to Read those files again; the
+    new epoch serves them in full. Deterministic: sorted, no clock.
+    """
+    if source != "compact":
+        return []
+    ledger, _problems = load_ledger(context_path(state, session_id, None), now=0)
+    paths = replaced_paths(ledger, ledger.epoch - 1)
+    if not paths:
+        return []
+    shown = [os.path.relpath(p, project) if p.startswith(project + os.sep) else p for p in paths]
+    more = f" (+{len(shown) - 6} more)" if len(shown) > 6 else ""
+    return [
+        "- Read ledger: notices kept from before this compaction may point at Reads the summary "
+        f"replaced. Read again what you need of: {', '.join(shown[:6])}{more} (full text comes "
+        "back)."
+    ]

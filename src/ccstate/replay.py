@@ -1,0 +1,332 @@
+"""`ccstate replay`: run the read ledger's own decision code over recorded transcripts.
+
+Per transcript: how many Reads there were, which the hook would have replaced (identical /
+unseen range / diff), the characters and tokens that kept out of the context, the token-turns
+(saved tokens x later API calls in the same context and epoch), Bash re-prints of lines already
+held, and a safety check: an independent record of what each context received, against which
+every replacement's claims are verified. Never used on a hook path (it counts tokens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ccstate import ledger, reprint, tokens, transcript
+
+KINDS = ("identical", "unseen", "diff")
+CONTEXT_PREFIX = "PostToolUse:Read hook additional context: "  # how Claude Code shows it
+
+
+@dataclass
+class Totals:
+    reads: int = 0
+    rereads: int = 0  # Reads of a path this context already read in the epoch
+    replaced: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    read_chars: int = 0
+    chars_saved: int = 0
+    tokens_saved: int = 0
+    token_turns_saved: int = 0
+    bash_reprints: int = 0
+    bash_chars: int = 0
+    bash_tokens: int = 0
+    api_calls: int = 0
+    contexts: int = 0
+    epochs: int = 0
+    violations: list[str] = field(default_factory=list)
+    tokens_exact: bool = True
+
+    def add(self, other: Totals) -> None:
+        for name in ("reads", "rereads", "read_chars", "chars_saved", "tokens_saved"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("token_turns_saved", "bash_reprints", "bash_chars", "bash_tokens"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("api_calls", "contexts"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.epochs += other.epochs
+        for kind in KINDS:
+            self.replaced[kind] += other.replaced[kind]
+        self.violations += other.violations
+        self.tokens_exact = self.tokens_exact and other.tokens_exact
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "reads": self.reads,
+            "rereads": self.rereads,
+            "replaced": dict(self.replaced),
+            "read_chars": self.read_chars,
+            "chars_saved": self.chars_saved,
+            "tokens_saved": self.tokens_saved,
+            "token_turns_saved": self.token_turns_saved,
+            "bash_reprints": self.bash_reprints,
+            "bash_chars": self.bash_chars,
+            "bash_tokens": self.bash_tokens,
+            "api_calls": self.api_calls,
+            "contexts": self.contexts,
+            "epochs": self.epochs,
+            "violations": list(self.violations),
+            "tokens_exact": self.tokens_exact,
+        }
+
+
+@dataclass
+class FileReport:
+    path: Path
+    totals: Totals
+    skipped_lines: int = 0
+
+
+def transcript_files(paths: Iterable[Path]) -> list[Path]:
+    """Files as given; a directory contributes its `*.jsonl` (subagent folders included)."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out.extend(sorted(path.rglob("*.jsonl")))
+        else:
+            out.append(path)
+    return out
+
+
+def replay(paths: Iterable[Path], opts: ledger.Options) -> tuple[list[FileReport], Totals]:
+    reports = [replay_file(path, opts) for path in transcript_files(paths)]
+    total = Totals()
+    for report in reports:
+        total.add(report.totals)
+    return reports, total
+
+
+def replay_file(path: Path, opts: ledger.Options) -> FileReport:
+    stats = transcript.ReadStats()
+    sim = _Simulation(opts)
+    for record in transcript.iter_records(path, stats):
+        sim.feed(record)
+    return FileReport(path, sim.finish(), stats.skipped)
+
+
+# --------------------------------------------------------------------------- the simulation
+
+
+@dataclass
+class _Context:
+    ledger: ledger.Ledger = field(default_factory=ledger.Ledger)
+    # The safety check's own record, never the ledger's: Read # -> (path, start, lines).
+    received: dict[int, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
+    open_saved: int = 0  # tokens saved by replacements still in context (this epoch)
+    seen_calls: set[str] = field(default_factory=set)
+    state_at: dict[str, tuple[int, int]] = field(default_factory=dict)  # uuid -> (epoch, reads)
+    last_uuid: str | None = None
+
+
+class _Simulation:
+    def __init__(self, opts: ledger.Options) -> None:
+        self.opts = opts
+        self.totals = Totals()
+        self.blobs: dict[str, str] = {}
+        self.contexts: dict[str, _Context] = {}
+        self.pending: dict[str, tuple[str, dict[str, Any], str]] = {}
+        self.sidechain_root: dict[str, str] = {}
+        self.assistants: set[str] = set()
+
+    def finish(self) -> Totals:
+        self.totals.contexts = len(self.contexts)
+        self.totals.epochs = sum(c.ledger.epoch for c in self.contexts.values())
+        return self.totals
+
+    # -- records
+
+    def feed(self, record: dict[str, Any]) -> None:
+        key = self._context_key(record)
+        ctx = self.contexts.setdefault(key, _Context())
+        self._epoch_markers(record, ctx)
+        self._rewind_check(record, ctx)
+        if record.get("type") == "assistant":
+            self._assistant(record, ctx, key)
+        elif record.get("type") == "user":
+            self._user(record, ctx)
+        uuid = record.get("uuid")
+        if isinstance(uuid, str):
+            ctx.state_at[uuid] = (ctx.ledger.epoch, ctx.ledger.reads)
+            ctx.last_uuid = uuid
+
+    def _context_key(self, record: dict[str, Any]) -> str:
+        session = str(record.get("sessionId") or "")
+        agent = record.get("agentId")
+        if isinstance(agent, str) and agent:
+            return f"{session}/agent-{agent}"
+        if not record.get("isSidechain"):
+            return f"{session}/main"
+        # Older versions wrote sidechains inline, without an agentId: one per chain root.
+        uuid, parent = record.get("uuid"), record.get("parentUuid")
+        root = self.sidechain_root.get(parent) if isinstance(parent, str) else None
+        root = root or (uuid if isinstance(uuid, str) else "?")
+        if isinstance(uuid, str):
+            self.sidechain_root[uuid] = root
+        return f"{session}/sidechain-{root}"
+
+    def _epoch_markers(self, record: dict[str, Any], ctx: _Context) -> None:
+        attachment = record.get("attachment")
+        hook = attachment.get("hookName") if isinstance(attachment, dict) else None
+        boundary = record.get("type") == "system" and record.get("subtype") == "compact_boundary"
+        if boundary or record.get("isCompactSummary"):
+            self._new_epoch(ctx, "compaction")
+        elif hook in ("SessionStart:resume", "SessionStart:compact"):
+            self._new_epoch(ctx, hook.split(":")[1])
+
+    def _rewind_check(self, record: dict[str, Any], ctx: _Context) -> None:
+        """A record continuing an earlier point of the conversation (a rewind) drops what came
+        after it: if a Read was among that, start a new epoch."""
+        parent = record.get("parentUuid")
+        if record.get("type") not in ("user", "assistant") or not isinstance(parent, str):
+            return
+        if parent == ctx.last_uuid or parent not in ctx.state_at:
+            return
+        if record.get("type") == "user" and parent in self.assistants:
+            return  # one of several parallel tool results
+        if ctx.state_at[parent] != (ctx.ledger.epoch, ctx.ledger.reads):
+            self._new_epoch(ctx, "rewind")
+
+    def _new_epoch(self, ctx: _Context, reason: str) -> None:
+        if ctx.ledger.reads or ctx.ledger.paths:
+            ctx.ledger = ledger.new_epoch(ctx.ledger, reason)
+        ctx.received.clear()
+        ctx.open_saved = 0
+
+    def _assistant(self, record: dict[str, Any], ctx: _Context, key: str) -> None:
+        message = record.get("message")
+        msg_id = message.get("id") if isinstance(message, dict) else None
+        if isinstance(msg_id, str) and msg_id not in ctx.seen_calls:
+            ctx.seen_calls.add(msg_id)
+            self.totals.api_calls += 1
+            self.totals.token_turns_saved += ctx.open_saved
+        if isinstance(record.get("uuid"), str):
+            self.assistants.add(record["uuid"])
+        for block in transcript.message_content(record):
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                raw = block.get("input")
+                tool_input: dict[str, Any] = raw if isinstance(raw, dict) else {}
+                self.pending[block["id"]] = (str(block.get("name")), tool_input, key)
+
+    def _user(self, record: dict[str, Any], ctx: _Context) -> None:
+        results = [b for b in transcript.message_content(record) if b.get("type") == "tool_result"]
+        for block in results:
+            call = self.pending.pop(str(block.get("tool_use_id")), None)
+            if call is None or block.get("is_error"):
+                continue
+            name, tool_input, _key = call
+            extra = record.get("toolUseResult") if len(results) == 1 else None
+            cwd = str(record.get("cwd") or "/")
+            if name == "Read" and isinstance(extra, dict):
+                self._read(ctx, tool_input, extra, cwd, str(block.get("tool_use_id")))
+            elif name == "Bash":
+                self._bash(ctx, tool_input, block, extra, cwd)
+
+    # -- tools
+
+    def _read(
+        self,
+        ctx: _Context,
+        tool_input: dict[str, Any],
+        response: dict[str, Any],
+        cwd: str,
+        tool_use_id: str,
+    ) -> None:
+        event = ledger.read_event(tool_input, response, cwd, tool_use_id)
+        if not event.path:
+            return
+        if event.path in ctx.ledger.paths:
+            self.totals.rereads += 1
+        decision = ledger.decide(ctx.ledger, event, self.blobs.get, self.opts)
+        read_no = ctx.ledger.reads + 1
+        ctx.ledger = ledger.record(ctx.ledger, event, decision)
+        self.totals.reads += 1
+        original = render(event.content, event.start) if not event.skip else ""
+        self.totals.read_chars += len(original)
+        if decision.replaced:
+            self._check(ctx, event, decision, read_no)
+            self._count(ctx, original, decision)
+        got = ledger.delivered(event, decision)
+        if got is not None:
+            start, _end, text = got
+            self.blobs[ledger.sha256(text)] = text
+            ctx.received[read_no] = (event.path, start, tuple(text.split("\n")))
+
+    def _count(self, ctx: _Context, original: str, decision: ledger.Decision) -> None:
+        replacement = render(decision.content, decision.start_line)
+        if decision.context:
+            replacement += "\n" + CONTEXT_PREFIX + decision.context
+        before, exact_a = tokens.count_tokens(original)
+        after, exact_b = tokens.count_tokens(replacement)
+        self.totals.tokens_exact = self.totals.tokens_exact and exact_a and exact_b
+        self.totals.replaced[decision.kind] += 1
+        self.totals.chars_saved += len(original) - len(replacement)
+        self.totals.tokens_saved += before - after
+        ctx.open_saved += before - after
+
+    def _check(
+        self, ctx: _Context, event: ledger.ReadEvent, decision: ledger.Decision, read_no: int
+    ) -> None:
+        """Every claim must name text this context received, in this epoch, in that Read."""
+        where = f"{event.path} Read #{read_no} ({decision.kind})"
+        if not decision.claims:
+            self.totals.violations.append(f"{where}: a replacement without claims")
+        for claim in decision.claims:
+            got = ctx.received.get(claim.read_no)
+            if got is None or got[0] != event.path:
+                self.totals.violations.append(f"{where}: Read #{claim.read_no} not received")
+                continue
+            _path, start, lines = got
+            part = lines[claim.start - start : claim.end - start + 1]
+            if claim.start < start or len(part) != claim.end - claim.start + 1:
+                self.totals.violations.append(f"{where}: lines outside Read #{claim.read_no}")
+            elif ledger.sha256("\n".join(part)) != claim.sha:
+                self.totals.violations.append(f"{where}: text differs from Read #{claim.read_no}")
+            elif decision.kind != "diff" and not _matches_now(event, claim):
+                self.totals.violations.append(f"{where}: lines {claim.start}-{claim.end} changed")
+
+    def _bash(
+        self,
+        ctx: _Context,
+        tool_input: dict[str, Any],
+        block: dict[str, Any],
+        extra: Any,
+        cwd: str,
+    ) -> None:
+        command = tool_input.get("command")
+        target = reprint.parse_command(command, cwd) if isinstance(command, str) else None
+        if target is None:
+            return
+        output = extra.get("stdout") if isinstance(extra, dict) else None
+        if not isinstance(output, str):
+            output = _block_text(block.get("content"))
+        if reprint.is_known_output(ctx.ledger, target, output, self.blobs.get):
+            self.totals.bash_reprints += 1
+            self.totals.bash_chars += len(output)
+            self.totals.bash_tokens += tokens.count_tokens(output)[0]
+
+
+def _matches_now(event: ledger.ReadEvent, claim: ledger.Claim) -> bool:
+    lines = event.lines[claim.start - event.start : claim.end - event.start + 1]
+    return claim.start >= event.start and ledger.sha256("\n".join(lines)) == claim.sha
+
+
+def render(content: str, start: int) -> str:
+    """Read content as the model sees it: each line numbered from `start` (reference §7)."""
+    return "\n".join(f"{n}\t{line.removesuffix(chr(13))}" for n, line in _numbered(content, start))
+
+
+def _numbered(content: str, start: int) -> Iterator[tuple[int, str]]:
+    return enumerate(content.split("\n"), start) if content else iter(())
+
+
+def _block_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
