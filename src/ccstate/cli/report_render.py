@@ -1,0 +1,216 @@
+"""Rich tables for `ccstate report` (rich is imported here only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ccstate import report
+from ccstate.report import Report, Scope, Tokens, est_tokens
+
+_NUM = {"justify": "right", "no_wrap": True}
+
+
+WIDTH_WHEN_PIPED = 140
+TOOLS_SHOWN = 12
+
+
+def render(result: Report, top: int, console: Console | None = None) -> None:
+    if console is None:
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=WIDTH_WHEN_PIPED)
+    p = result.pricing
+    console.print(
+        f"[bold]ccstate report[/]: {len(result.sessions)} session(s), {result.files} file(s), "
+        f"{result.records:,} records; prices of {p.date} ({p.origin})"
+    )
+    console.print(_sessions_table(result))
+    console.print(_models_table(result.total))
+    console.print(_composition_table(result.total))
+    rereads = _rereads_table(result.total, top)
+    if rereads is not None:
+        console.print(rereads)
+    compactions = _compactions_table(result)
+    if compactions is not None:
+        console.print(compactions)
+    console.print(_ccstate_table(result.total))
+    for note in _notes(result):
+        console.print(f"[dim]{note}[/]")
+
+
+def _token_columns(table: Table) -> None:
+    for name in ("calls", "input", "cache write", "cache read", "output", "cost", "hit"):
+        table.add_column(name, **_NUM)  # type: ignore[arg-type]
+
+
+def _token_cells(t: Tokens) -> list[str]:
+    cost = f"${t.cost:,.2f}" + ("*" if t.unpriced_calls else "")
+    return [
+        f"{t.calls:,}",
+        f"{t.input:,}",
+        f"{t.cache_write:,}",
+        f"{t.cache_read:,}",
+        f"{t.output:,}",
+        cost,
+        f"{t.hit_ratio:.0%}",
+    ]
+
+
+def _sessions_table(result: Report) -> Table:
+    table = Table(title="Sessions (one API call per message.id)", title_justify="left")
+    table.add_column("session", overflow="fold", max_width=40)
+    table.add_column("started", no_wrap=True)
+    projects = len({s.project for s in result.sessions}) > 1
+    if projects:
+        table.add_column("project", overflow="fold", max_width=30)
+    _token_columns(table)
+    for s in result.sessions:
+        cells = [s.session_id, s.first[:16].replace("T", " ")] + [s.project] * projects
+        table.add_row(*cells, *_token_cells(s.scope.tokens))
+    table.add_section()
+    blank = [""] * (1 + projects)
+    table.add_row("TOTAL", *blank, *_token_cells(result.total.tokens), style="bold")
+    return table
+
+
+def _models_table(scope: Scope) -> Table:
+    table = Table(title="Cost per model", title_justify="left")
+    table.add_column("model", no_wrap=True)
+    _token_columns(table)
+    for model, tokens in sorted(scope.by_model.items(), key=lambda kv: (-kv[1].cost, kv[0])):
+        table.add_row(model, *_token_cells(tokens))
+    if scope.subagents.calls:
+        table.add_section()
+        table.add_row("(of which subagents)", *_token_cells(scope.subagents), style="dim")
+    return table
+
+
+def _composition_table(scope: Scope) -> Table:
+    table = Table(title="Context composition (est. tokens = chars / 4)", title_justify="left")
+    table.add_column("what")
+    table.add_column("count", **_NUM)  # type: ignore[arg-type]
+    table.add_column("est. tokens", **_NUM)  # type: ignore[arg-type]
+    table.add_column("share", **_NUM)  # type: ignore[arg-type]
+    comp = scope.composition
+    all_results = est_tokens(sum(comp.tool_chars.values())) or 1
+    rows = report.composition_rows(comp)
+    tools = [r for r in rows if r[0].startswith("tool: ")]
+    if len(tools) > TOOLS_SHOWN:  # the rest (often many MCP tools) in one line
+        rest = tools[TOOLS_SHOWN - 1 :]
+        other = (f"tool: {len(rest)} others", sum(r[1] for r in rest), sum(r[2] for r in rest))
+        rows = [*tools[: TOOLS_SHOWN - 1], other, *rows[len(tools) :]]
+    for what, count, tokens in rows:
+        if count or what.startswith(("ccstate", "Bash")):
+            share = (
+                f"{tokens / all_results:.1%}" if what.startswith(("tool", "Read", "Bash")) else ""
+            )
+            table.add_row(what, f"{count:,}", f"{tokens:,}", share)
+    return table
+
+
+def _rereads_table(scope: Scope, top: int) -> Table | None:
+    rows = report.top_rereads(scope.composition, top)
+    if not rows:
+        return None
+    table = Table(title="Top re-read files (same context, same epoch)", title_justify="left")
+    table.add_column("file", overflow="fold")
+    table.add_column("re-reads", **_NUM)  # type: ignore[arg-type]
+    table.add_column("est. tokens", **_NUM)  # type: ignore[arg-type]
+    for path, n, tokens in rows:
+        table.add_row(path, f"{n:,}", f"{tokens:,}")
+    return table
+
+
+def _compactions_table(result: Report) -> Table | None:
+    rows: list[list[Any]] = []
+    for s in result.sessions:
+        for cost in s.scope.compactions:
+            c = cost.compaction
+            pre = f"{c.pre_tokens:,}" + ("~" if c.pre_estimated else "")
+            total = cost.summariser_usd + cost.rebuild_usd
+            rows.append(
+                [
+                    s.session_id,
+                    c.timestamp[:16].replace("T", " "),
+                    c.trigger,
+                    pre,
+                    f"{c.rebuild_5m + c.rebuild_1h:,}",
+                    f"${total:,.2f}",
+                ]
+            )
+    if not rows:
+        return None
+    table = Table(
+        title="Compactions (est. cost: summariser call + cache rebuild)", title_justify="left"
+    )
+    table.add_column("session", overflow="fold", max_width=40)
+    for name in ("time", "trigger"):
+        table.add_column(name, no_wrap=True)
+    for name in ("pre tokens", "rebuild writes", "est. cost"):
+        table.add_column(name, **_NUM)  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _ccstate_table(scope: Scope) -> Table:
+    f = report.ccstate_figures(scope)
+    table = Table(title="ccstate: what it added and what it kept out", title_justify="left")
+    table.add_column("what")
+    for name in ("count", "est. tokens", "token-calls", "est. USD"):
+        table.add_column(name, **_NUM)  # type: ignore[arg-type]
+    table.add_row(
+        "capsule injected",
+        f"{f['injections']:,}",
+        f"{f['injected_tokens']:,}",
+        f"{f['injected_token_calls']:,}",
+        "",
+    )
+    table.add_row(
+        "notes added (diffs, ranges)",
+        f"{f['notes']:,}",
+        f"{f['note_tokens']:,}",
+        f"{f['note_token_calls']:,}",
+        "",
+    )
+    table.add_row("cost of what it added", "", "", "", _usd(-f["cost_usd"]))
+    table.add_row("notices served", f"{f['notices']:,}", f"{f['notice_tokens']:,}", "", "")
+    table.add_row(
+        "re-read tokens kept out (net)",
+        "",
+        f"{f['saved_tokens']:,}",
+        f"{f['saved_token_calls']:,}",
+        _usd(f["savings_usd"]),
+    )
+    table.add_section()
+    table.add_row("net", "", "", "", _usd(f["net_usd"]), style="bold")
+    return table
+
+
+def _usd(value: float) -> str:
+    return f"{'-' if value < 0 else ''}${abs(value):,.4f}"
+
+
+def _notes(result: Report) -> list[str]:
+    notes = []
+    if result.folded_records:
+        notes.append(
+            f"{result.folded_records:,} assistant records folded into the API call they belong "
+            "to (same message.id)."
+        )
+    if result.cross_file_duplicates:
+        notes.append(f"{result.cross_file_duplicates:,} API calls seen in two files counted once.")
+    if result.skipped_lines:
+        notes.append(
+            f"{result.skipped_lines:,} unreadable line(s) skipped (e.g. a partial last line)."
+        )
+    if result.unpriced_models:
+        notes.append(
+            "* no price for: "
+            + ", ".join(result.unpriced_models)
+            + "; add them with report.pricing (docs/REPORT.md)."
+        )
+    return notes

@@ -1,0 +1,291 @@
+"""What filled a context: tool results by tool, first reads vs re-reads, Bash re-prints, and
+ccstate's own injections, notices and the savings they realised (pure; standard library only).
+
+Sizes are characters; reports turn them into estimated tokens (chars / 4). A *context* is
+one thread (the main thread, or one subagent) within one *epoch* (up to a compaction), the
+unit in which the model can still see what it was given. Definitions: docs/REPORT.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+# Read kinds. "first": the thread never read the path; "after_compaction": only in an earlier
+# epoch; the three re-read kinds: the path was already delivered in this epoch, with the same
+# range and identical text / the same range and different text / another range.
+READ_KINDS = ("first", "after_compaction", "identical", "changed", "other_range", "ccstate")
+REREAD_KINDS = ("identical", "changed", "other_range")
+BASH_REPRINT_MIN_CHARS = 200  # identical short outputs ("ok", "") are not re-prints
+_PRINTERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "bat", "sed"})
+_SPLIT = re.compile(r"\|\||&&|[|;&\n]")
+_UNSEEN = re.compile(r"shows only lines (\d+)-(\d+) of the (\d+)-(\d+) you asked for")
+
+
+@dataclass
+class Composition:
+    """Counters for one or more contexts; `merge` adds another one in."""
+
+    tool_count: Counter[str] = field(default_factory=Counter)
+    tool_chars: Counter[str] = field(default_factory=Counter)
+    error_count: int = 0
+    read_count: Counter[str] = field(default_factory=Counter)
+    read_chars: Counter[str] = field(default_factory=Counter)
+    reread_files: Counter[str] = field(default_factory=Counter)
+    reread_file_chars: Counter[str] = field(default_factory=Counter)
+    bash_reprints: int = 0
+    bash_reprint_chars: int = 0
+    injections: int = 0
+    injection_chars: int = 0
+    injection_char_calls: int = 0  # chars x later API calls that carried them
+    notes: int = 0  # ledger notes in additionalContext: diffs, "only lines A-B shown"
+    note_chars: int = 0
+    note_char_calls: int = 0
+    notices: int = 0
+    notice_chars: int = 0
+    saved_chars: int = 0
+    saved_char_calls: int = 0
+    compact_summaries: int = 0
+    compact_summary_chars: int = 0
+
+    def merge(self, other: Composition) -> None:
+        for name, value in vars(other).items():
+            mine = getattr(self, name)
+            if isinstance(mine, Counter):
+                mine.update(value)
+            else:
+                setattr(self, name, mine + value)
+
+
+@dataclass
+class _Delivery:
+    range_key: tuple[Any, Any]
+    digest: int
+    chars: int
+    lines: int
+
+
+@dataclass
+class Thread:
+    """What one context (main thread or one subagent) has been given in its current epoch."""
+
+    epoch: int = 0
+    calls: int = 0  # API calls so far in this epoch
+    delivered: dict[str, list[_Delivery]] = field(default_factory=dict)
+    seen_before: set[str] = field(default_factory=set)  # paths read in earlier epochs
+    printed: set[str] = field(default_factory=set)
+    outputs: set[int] = field(default_factory=set)
+
+    def new_epoch(self) -> None:
+        self.seen_before.update(self.delivered)
+        self.delivered = {}
+        self.printed = set()
+        self.outputs = set()
+        self.epoch += 1
+        self.calls = 0
+
+
+@dataclass
+class Tracker:
+    """Feeds tool results and injections of one transcript into a Composition."""
+
+    notice_prefixes: tuple[str, ...]
+    capsule_header: str
+    note_tag: str = "[ccstate]"
+    comp: Composition = field(default_factory=Composition)
+    threads: dict[str, Thread] = field(default_factory=dict)
+    # (thread, epoch, calls at the time, chars, kind) settled into char-calls by `finish`
+    _pending: list[tuple[str, int, int, int, str]] = field(default_factory=list)
+    _final_calls: dict[tuple[str, int], int] = field(default_factory=dict)
+    _last_read: tuple[str, str, str] | None = None  # (thread, path, kind) of the latest Read
+
+    def thread(self, key: str) -> Thread:
+        found = self.threads.get(key)
+        if found is None:
+            found = self.threads[key] = Thread()
+        return found
+
+    def api_call(self, key: str) -> None:
+        self.thread(key).calls += 1
+
+    def compaction(self, key: str) -> None:
+        ctx = self.thread(key)
+        self._final_calls[(key, ctx.epoch)] = ctx.calls
+        ctx.new_epoch()
+
+    def injection(self, key: str, text: str) -> None:
+        """Text ccstate put into the context (its SessionStart capsule)."""
+        ctx = self.thread(key)
+        self.comp.injections += 1
+        self.comp.injection_chars += len(text)
+        self._pending.append((key, ctx.epoch, ctx.calls, len(text), "injection"))
+
+    def note(self, key: str, text: str) -> None:
+        """A read-ledger note ccstate added as context (a diff, or which lines it left out).
+
+        "shows only lines A-B of the C-D you asked for" also tells what it kept out: the
+        omitted lines, estimated at the average line length of the path's last delivery.
+        """
+        ctx = self.thread(key)
+        self.comp.notes += 1
+        self.comp.note_chars += len(text)
+        self._pending.append((key, ctx.epoch, ctx.calls, len(text), "note"))
+        match = _UNSEEN.search(text)
+        if match is None:
+            return
+        shown_from, shown_to, asked_from, asked_to = (int(g) for g in match.groups())
+        omitted = (asked_to - asked_from) - (shown_to - shown_from)
+        path = _resolve(text[len(self.note_tag) :].split(":")[0].strip(), "")
+        prior = ctx.delivered.get(path)
+        if not prior or omitted <= 0:
+            return
+        last = prior[-1]
+        saved = omitted * last.chars // max(1, last.lines)
+        self.comp.saved_chars += saved
+        self._pending.append((key, ctx.epoch, ctx.calls, saved, "saved"))
+        if self._last_read is not None and self._last_read[:2] == (key, path):
+            self._reclassify(path, self._last_read[2], last.chars)
+
+    def _reclassify(self, path: str, kind: str, chars: int) -> None:
+        """The Read just counted was ccstate's partial result (only the unseen lines)."""
+        comp = self.comp
+        comp.read_count[kind] -= 1
+        comp.read_chars[kind] -= chars
+        comp.read_count["ccstate"] += 1
+        comp.read_chars["ccstate"] += chars
+        if kind in REREAD_KINDS:
+            comp.reread_files[path] -= 1
+            comp.reread_file_chars[path] -= chars
+            if comp.reread_files[path] <= 0:
+                del comp.reread_files[path], comp.reread_file_chars[path]
+        self._last_read = None
+
+    def compact_summary(self, text: str) -> None:
+        self.comp.compact_summaries += 1
+        self.comp.compact_summary_chars += len(text)
+
+    def tool_result(
+        self, key: str, name: str, tool_input: dict[str, Any], text: str, is_error: bool, cwd: str
+    ) -> None:
+        comp = self.comp
+        comp.tool_count[name] += 1
+        comp.tool_chars[name] += len(text)
+        if is_error:
+            comp.error_count += 1
+            return
+        if name == "Read":
+            self._read(key, tool_input, text, cwd)
+        elif name == "Bash":
+            self._bash(key, tool_input, text, cwd)
+
+    def finish(self) -> Composition:
+        """Settle the char-calls of injections and savings; return the composition."""
+        for key, ctx in self.threads.items():
+            self._final_calls[(key, ctx.epoch)] = ctx.calls
+        for key, epoch, calls_then, chars, kind in self._pending:
+            later = max(0, self._final_calls.get((key, epoch), calls_then) - calls_then)
+            if kind == "injection":
+                self.comp.injection_char_calls += chars * later
+            elif kind == "note":
+                self.comp.note_char_calls += chars * later
+            else:
+                self.comp.saved_char_calls += chars * later
+        self._pending.clear()
+        return self.comp
+
+    # -- Read and Bash
+
+    def _read(self, key: str, tool_input: dict[str, Any], text: str, cwd: str) -> None:
+        ctx = self.thread(key)
+        path = _resolve(str(tool_input.get("file_path") or ""), cwd)
+        range_key = (tool_input.get("offset"), tool_input.get("limit"))
+        prior = ctx.delivered.get(path, [])
+        kind = self._read_kind(ctx, path, range_key, text, prior)
+        self.comp.read_count[kind] += 1
+        self.comp.read_chars[kind] += len(text)
+        self._last_read = (key, path, kind)
+        if kind == "ccstate":
+            full = prior[-1].chars if prior else 0
+            saved = max(0, full - len(text))
+            self.comp.notices += 1
+            self.comp.notice_chars += len(text)
+            self.comp.saved_chars += saved
+            self._pending.append((key, ctx.epoch, ctx.calls, saved, "saved"))
+            return
+        if kind in REREAD_KINDS:
+            self.comp.reread_files[path] += 1
+            self.comp.reread_file_chars[path] += len(text)
+        prior.append(_Delivery(range_key, hash(text), len(text), text.count("\n") + 1))
+        ctx.delivered[path] = prior
+        ctx.printed.add(path)
+
+    def _read_kind(
+        self, ctx: Thread, path: str, range_key: tuple[Any, Any], text: str, prior: list[_Delivery]
+    ) -> str:
+        if self._is_notice(text):
+            return "ccstate"
+        if not prior:
+            return "after_compaction" if path in ctx.seen_before else "first"
+        same_range = [d for d in prior if d.range_key == range_key]
+        if not same_range:
+            return "other_range"
+        digest = hash(text)
+        return "identical" if any(d.digest == digest for d in same_range) else "changed"
+
+    def _is_notice(self, text: str) -> bool:
+        body = _strip_gutter(text).lstrip()
+        return body.startswith(self.notice_prefixes)
+
+    def _bash(self, key: str, tool_input: dict[str, Any], text: str, cwd: str) -> None:
+        ctx = self.thread(key)
+        printed = printed_paths(str(tool_input.get("command") or ""), cwd)
+        digest = hash(text)
+        repeat = len(text) >= BASH_REPRINT_MIN_CHARS and digest in ctx.outputs
+        if repeat or any(p in ctx.printed for p in printed):
+            self.comp.bash_reprints += 1
+            self.comp.bash_reprint_chars += len(text)
+        ctx.printed.update(printed)
+        if len(text) >= BASH_REPRINT_MIN_CHARS:
+            ctx.outputs.add(digest)
+
+
+def printed_paths(command: str, cwd: str) -> list[str]:
+    """Files a shell command prints whole or in part (`cat F`, `head -n 5 F`, `sed -n 1,9p F`)."""
+    paths: list[str] = []
+    for segment in _SPLIT.split(command):
+        first = segment.split(None, 1)
+        if not first or os.path.basename(first[0]) not in _PRINTERS:
+            continue  # cheap test first: shlex is slow and most commands print no file
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            continue
+        if words[0].endswith("sed") and "-n" not in words[1:]:
+            continue  # sed without -n edits or filters; only `sed -n ...p` prints a range
+        operands = [w for w in words[1:] if not w.startswith("-") and not w.isdigit()]
+        if words[0].endswith("sed"):
+            operands = operands[1:]  # the script
+        paths.extend(_resolve(w, cwd) for w in operands if not w.startswith(("<", ">")))
+    return paths
+
+
+def _resolve(path: str, cwd: str) -> str:
+    if not path:
+        return path
+    if not os.path.isabs(path) and cwd:
+        path = os.path.join(cwd, path)
+    return os.path.normpath(path)
+
+
+def _strip_gutter(text: str) -> str:
+    """Text without Read's first-line gutter: `1\\t` (2.x) or `     1→` (1.0.x)."""
+    head = text[:16]
+    for marker in ("\t", "\u2192"):
+        number, found, _ = head.partition(marker)
+        if found and number.strip().isdigit():
+            return text[len(number) + 1 :]
+    return text

@@ -1,0 +1,431 @@
+"""`ccstate report`: file scans -> sessions and totals with costs, as JSON and CSV (pure).
+
+A session is a main transcript plus its `<session>/subagents/` files. An API response seen in
+two files (a resumed 1.0.x session copies earlier records) counts once, in the earliest file.
+Costs: pricing.py; definitions: docs/REPORT.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ccstate.composition import READ_KINDS, REREAD_KINDS, Composition
+from ccstate.pricing import PricingTable, RateCard, request_cost
+from ccstate.usage import MAIN, Compaction, FileScan, Turn
+
+SCHEMA_VERSION = 1
+CHARS_PER_TOKEN = 4
+
+
+def est_tokens(chars: int) -> int:
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+@dataclass
+class Tokens:
+    input: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    cache_read: int = 0
+    output: int = 0
+    calls: int = 0
+    cost: float = 0.0
+    unpriced_calls: int = 0
+
+    @property
+    def cache_write(self) -> int:
+        return self.cache_write_5m + self.cache_write_1h
+
+    @property
+    def total(self) -> int:
+        return self.input + self.cache_write + self.cache_read + self.output
+
+    @property
+    def hit_ratio(self) -> float:
+        """Share of prompt tokens served from the cache."""
+        prompt = self.input + self.cache_write + self.cache_read
+        return self.cache_read / prompt if prompt else 0.0
+
+    def add(self, turn: Turn, cost: float | None) -> None:
+        self.input += turn.input
+        self.cache_write_5m += turn.cache_write_5m
+        self.cache_write_1h += turn.cache_write_1h
+        self.cache_read += turn.cache_read
+        self.output += turn.output
+        self.calls += 1
+        if cost is None:
+            self.unpriced_calls += 1
+        else:
+            self.cost += cost
+
+    def merge(self, other: Tokens) -> None:
+        for name in ("input", "cache_write_5m", "cache_write_1h", "cache_read", "output"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.calls += other.calls
+        self.cost += other.cost
+        self.unpriced_calls += other.unpriced_calls
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "input": self.input,
+            "cache_write": self.cache_write,
+            "cache_write_5m": self.cache_write_5m,
+            "cache_write_1h": self.cache_write_1h,
+            "cache_read": self.cache_read,
+            "output": self.output,
+            "total": self.total,
+            "api_calls": self.calls,
+            "unpriced_calls": self.unpriced_calls,
+            "cost_usd": round(self.cost, 6),
+            "cache_hit_ratio": round(self.hit_ratio, 4),
+        }
+
+
+@dataclass(frozen=True)
+class CompactionCost:
+    compaction: Compaction
+    summariser_usd: float  # pre_tokens read from the cache + the summary written as output
+    rebuild_usd: float  # cache writes of the first call after it (already in the totals)
+
+
+@dataclass
+class Scope:
+    """Sessions, one session, or all of them: the same numbers at any level."""
+
+    tokens: Tokens = field(default_factory=Tokens)
+    by_model: dict[str, Tokens] = field(default_factory=dict)
+    subagents: Tokens = field(default_factory=Tokens)
+    composition: Composition = field(default_factory=Composition)
+    compactions: list[CompactionCost] = field(default_factory=list)
+    # USD per token to keep one token in context: written once, read by each later call
+    write_rate: float = 0.0
+    read_rate: float = 0.0
+
+    def merge(self, other: Scope) -> None:
+        self.tokens.merge(other.tokens)
+        for model, tokens in other.by_model.items():
+            self.by_model.setdefault(model, Tokens()).merge(tokens)
+        self.subagents.merge(other.subagents)
+        self.composition.merge(other.composition)
+        self.compactions.extend(other.compactions)
+
+
+@dataclass
+class SessionReport:
+    session_id: str
+    project: str
+    files: list[str]
+    first: str
+    last: str
+    versions: list[str]
+    scope: Scope
+
+
+@dataclass
+class Report:
+    sessions: list[SessionReport]
+    total: Scope
+    pricing: PricingTable
+    files: int
+    records: int
+    skipped_lines: int
+    folded_records: int
+    cross_file_duplicates: int
+    unpriced_models: list[str]
+
+
+def build_report(scans: Iterable[FileScan], pricing: PricingTable) -> Report:
+    """Group scans into sessions, count each API response once, price every call."""
+    ordered = sorted(scans, key=lambda s: (s.first or "~", s.path))
+    seen: set[str] = set()
+    duplicates = 0
+    unpriced: set[str] = set()
+    groups: dict[tuple[str, str], list[FileScan]] = {}
+    for scan in ordered:
+        groups.setdefault((scan.project, scan.session_id), []).append(scan)
+    sessions = []
+    for (project, session_id), members in groups.items():
+        scope = Scope()
+        for scan in members:
+            for turn in scan.turns.values():
+                if turn.message_id in seen:
+                    duplicates += 1
+                    continue
+                seen.add(turn.message_id)
+                _add_turn(scope, turn, pricing, unpriced)
+            scope.composition.merge(scan.composition)
+            scope.compactions.extend(_price_compaction(c, pricing) for c in scan.compactions)
+        _set_context_rates(scope, pricing)
+        sessions.append(_session(project, session_id, members, scope))
+    total = Scope()
+    for session in sessions:
+        total.merge(session.scope)
+    _set_context_rates(total, pricing)
+    return Report(
+        sessions=sessions,
+        total=total,
+        pricing=pricing,
+        files=len(ordered),
+        records=sum(s.records for s in ordered),
+        skipped_lines=sum(s.skipped for s in ordered),
+        folded_records=sum(s.folded for s in ordered),
+        cross_file_duplicates=duplicates,
+        unpriced_models=sorted(unpriced),
+    )
+
+
+def _session(project: str, session_id: str, members: list[FileScan], scope: Scope) -> SessionReport:
+    return SessionReport(
+        session_id=session_id,
+        project=project,
+        files=[m.path for m in members],
+        first=min((m.first for m in members if m.first), default=""),
+        last=max((m.last for m in members), default=""),
+        versions=sorted({v for m in members for v in m.versions}),
+        scope=scope,
+    )
+
+
+def _add_turn(scope: Scope, turn: Turn, pricing: PricingTable, unpriced: set[str]) -> None:
+    card = pricing.card(turn.model, turn.timestamp)
+    cost = None if card is None else _turn_cost(card, turn)
+    if card is None:
+        unpriced.add(turn.model)
+    scope.tokens.add(turn, cost)
+    scope.by_model.setdefault(turn.model, Tokens()).add(turn, cost)
+    if turn.thread != MAIN:
+        scope.subagents.add(turn, cost)
+
+
+def _turn_cost(card: RateCard, turn: Turn) -> float:
+    return request_cost(
+        card,
+        input=turn.input,
+        cache_write_5m=turn.cache_write_5m,
+        cache_write_1h=turn.cache_write_1h,
+        cache_read=turn.cache_read,
+        output=turn.output,
+        fast=turn.fast,
+    )
+
+
+def _price_compaction(c: Compaction, pricing: PricingTable) -> CompactionCost:
+    card = pricing.card(c.model, c.timestamp) if c.model else None
+    if card is None:
+        return CompactionCost(c, 0.0, 0.0)
+    rates = card.rates
+    summary = c.pre_tokens * rates.cache_read + est_tokens(c.summary_chars) * rates.output
+    rebuild = c.rebuild_5m * rates.cache_write_5m + c.rebuild_1h * rates.cache_write_1h
+    return CompactionCost(c, summary / 1_000_000, rebuild / 1_000_000)
+
+
+def _set_context_rates(scope: Scope, pricing: PricingTable) -> None:
+    """Rates of the scope's busiest model, to price tokens kept in (or out of) the context."""
+    if not scope.by_model:
+        return
+    model = max(scope.by_model.items(), key=lambda item: (item[1].calls, item[0]))[0]
+    card = pricing.card(model)
+    if card is not None:
+        scope.write_rate = card.rates.cache_write_5m / 1_000_000
+        scope.read_rate = card.rates.cache_read / 1_000_000
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def ccstate_figures(scope: Scope) -> dict[str, Any]:
+    """What ccstate put into the context and what it kept out of it, in tokens and USD."""
+    comp = scope.composition
+    injected, injected_calls = (
+        est_tokens(comp.injection_chars),
+        est_tokens(comp.injection_char_calls),
+    )
+    saved, saved_calls = est_tokens(comp.saved_chars), est_tokens(comp.saved_char_calls)
+    notes, note_calls = est_tokens(comp.note_chars), est_tokens(comp.note_char_calls)
+    cost = (injected + notes) * scope.write_rate + (injected_calls + note_calls) * scope.read_rate
+    savings = saved * scope.write_rate + saved_calls * scope.read_rate
+    return {
+        "injections": comp.injections,
+        "injected_tokens": injected,
+        "injected_token_calls": injected_calls,
+        "notes": comp.notes,
+        "note_tokens": notes,
+        "note_token_calls": note_calls,
+        "notices": comp.notices,
+        "notice_tokens": est_tokens(comp.notice_chars),
+        "saved_tokens": saved,
+        "saved_token_calls": saved_calls,
+        "cost_usd": round(cost, 6),
+        "savings_usd": round(savings, 6),
+        "net_usd": round(savings - cost, 6),
+    }
+
+
+def composition_rows(comp: Composition) -> list[tuple[str, int, int]]:
+    """(category, count, est. tokens) rows: tool results by tool, reads by kind, re-prints,
+    ccstate's injections and notices, compaction summaries."""
+    rows = [(f"tool: {name}", n, est_tokens(comp.tool_chars[name])) for name, n in _by_size(comp)]
+    rows += [
+        (
+            f"Read: {kind.replace('_', ' ')}",
+            comp.read_count[kind],
+            est_tokens(comp.read_chars[kind]),
+        )
+        for kind in READ_KINDS
+        if comp.read_count[kind]
+    ]
+    rows.append(("Bash re-prints", comp.bash_reprints, est_tokens(comp.bash_reprint_chars)))
+    rows.append(("ccstate capsule", comp.injections, est_tokens(comp.injection_chars)))
+    rows.append(("ccstate notices", comp.notices, est_tokens(comp.notice_chars)))
+    rows.append(("ccstate notes", comp.notes, est_tokens(comp.note_chars)))
+    rows.append(
+        ("compaction summaries", comp.compact_summaries, est_tokens(comp.compact_summary_chars))
+    )
+    return rows
+
+
+def _by_size(comp: Composition) -> list[tuple[str, int]]:
+    return sorted(comp.tool_count.items(), key=lambda kv: (-comp.tool_chars[kv[0]], kv[0]))
+
+
+def top_rereads(comp: Composition, limit: int = 10) -> list[tuple[str, int, int]]:
+    """(path, re-reads, est. tokens re-read), most re-read first."""
+    ranked = sorted(comp.reread_files.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    return [(path, n, est_tokens(comp.reread_file_chars[path])) for path, n in ranked]
+
+
+def reread_summary(comp: Composition) -> dict[str, int]:
+    rereads = sum(comp.read_count[k] for k in REREAD_KINDS)
+    return {
+        "reads": sum(comp.read_count.values()),
+        "first_reads": comp.read_count["first"],
+        "rereads": rereads,
+        "reread_tokens": est_tokens(sum(comp.read_chars[k] for k in REREAD_KINDS)),
+        "rereads_after_compaction": comp.read_count["after_compaction"],
+    }
+
+
+# --------------------------------------------------------------------------- JSON and CSV
+
+
+def scope_json(scope: Scope, top: int = 10) -> dict[str, Any]:
+    comp = scope.composition
+    return {
+        "tokens": scope.tokens.as_dict(),
+        "models": {m: t.as_dict() for m, t in sorted(scope.by_model.items())},
+        "subagents": scope.subagents.as_dict(),
+        "context": {
+            "tool_results": {
+                name: {"count": n, "est_tokens": est_tokens(comp.tool_chars[name])}
+                for name, n in _by_size(comp)
+            },
+            "tool_errors": comp.error_count,
+            "reads": {
+                k: {"count": comp.read_count[k], "est_tokens": est_tokens(comp.read_chars[k])}
+                for k in READ_KINDS
+            },
+            "bash_reprints": {
+                "count": comp.bash_reprints,
+                "est_tokens": est_tokens(comp.bash_reprint_chars),
+            },
+            "compaction_summaries": {
+                "count": comp.compact_summaries,
+                "est_tokens": est_tokens(comp.compact_summary_chars),
+            },
+        },
+        "rereads": reread_summary(comp),
+        "top_reread_files": [
+            {"path": p, "rereads": n, "est_tokens": t} for p, n, t in top_rereads(comp, top)
+        ],
+        "compactions": [_compaction_json(c) for c in scope.compactions],
+        "ccstate": ccstate_figures(scope),
+    }
+
+
+def _compaction_json(cost: CompactionCost) -> dict[str, Any]:
+    c = cost.compaction
+    return {
+        "timestamp": c.timestamp,
+        "trigger": c.trigger,
+        "pre_tokens": c.pre_tokens,
+        "pre_tokens_estimated": c.pre_estimated,
+        "post_tokens": c.post_tokens,
+        "model": c.model,
+        "summary_est_tokens": est_tokens(c.summary_chars),
+        "rebuild_cache_write": c.rebuild_5m + c.rebuild_1h,
+        "est_cost_usd": round(cost.summariser_usd + cost.rebuild_usd, 6),
+        "est_summariser_usd": round(cost.summariser_usd, 6),
+        "est_rebuild_usd": round(cost.rebuild_usd, 6),
+    }
+
+
+def report_json(report: Report, top: int = 10) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "pricing": {
+            "date": report.pricing.date,
+            "source": report.pricing.source,
+            "table": report.pricing.origin,
+        },
+        "files": report.files,
+        "records": report.records,
+        "skipped_lines": report.skipped_lines,
+        "folded_records": report.folded_records,
+        "cross_file_duplicates": report.cross_file_duplicates,
+        "unpriced_models": report.unpriced_models,
+        "sessions": [
+            {
+                "session_id": s.session_id,
+                "project": s.project,
+                "files": s.files,
+                "first": s.first,
+                "last": s.last,
+                "versions": s.versions,
+                **scope_json(s.scope, top),
+            }
+            for s in report.sessions
+        ],
+        "total": scope_json(report.total, top),
+    }
+
+
+CSV_HEADER = [
+    "session_id",
+    "project",
+    "first",
+    "last",
+    "api_calls",
+    "input",
+    "cache_write",
+    "cache_read",
+    "output",
+    "total",
+    "cost_usd",
+    "cache_hit_ratio",
+    "compactions",
+    "rereads",
+    "reread_est_tokens",
+    "ccstate_saved_est_tokens",
+]
+
+
+def csv_rows(report: Report) -> list[list[str]]:
+    """One row per session and a final `TOTAL` row."""
+    rows = [CSV_HEADER]
+    for s in report.sessions:
+        rows.append(_csv_row(s.session_id, s.project, s.first, s.last, s.scope))
+    rows.append(_csv_row("TOTAL", "", "", "", report.total))
+    return rows
+
+
+def _csv_row(session: str, project: str, first: str, last: str, scope: Scope) -> list[str]:
+    t = scope.tokens
+    rereads = reread_summary(scope.composition)
+    values: list[Any] = [session, project, first, last, t.calls, t.input, t.cache_write]
+    values += [t.cache_read, t.output, t.total, f"{t.cost:.6f}", f"{t.hit_ratio:.4f}"]
+    values += [len(scope.compactions), rereads["rereads"], rereads["reread_tokens"]]
+    values.append(est_tokens(scope.composition.saved_chars))
+    return [str(v) for v in values]

@@ -1,0 +1,93 @@
+"""Context composition: read kinds per context and epoch, Bash re-prints, ccstate savings."""
+
+from __future__ import annotations
+
+import pytest
+
+from ccstate import composition, usage
+
+
+def _tracker() -> composition.Tracker:
+    return composition.Tracker(("[ccstate: not file content]",), usage.CAPSULE_HEADER)
+
+
+def test_read_kinds_per_context_and_epoch() -> None:
+    t = _tracker()
+    read = {"file_path": "/p/a.py"}
+    t.tool_result("main", "Read", read, "1\tA", False, "/p")
+    t.tool_result("main", "Read", read, "1\tA", False, "/p")
+    t.tool_result("main", "Read", read, "1\tB", False, "/p")
+    t.tool_result("main", "Read", {**read, "offset": 5}, "5\tx", False, "/p")
+    t.tool_result("agent-x", "Read", read, "1\tB", False, "/p")  # a subagent: its own context
+    t.compaction("main")
+    t.tool_result("main", "Read", {"file_path": "a.py"}, "1\tB", False, "/p")
+    t.tool_result("main", "Read", read, "0\t[ccstate: not file content] /p/a.py", False, "/p")
+    comp = t.finish()
+    assert dict(comp.read_count) == {
+        "first": 2,
+        "identical": 1,
+        "changed": 1,
+        "other_range": 1,
+        "after_compaction": 1,
+        "ccstate": 1,
+    }
+    assert dict(comp.reread_files) == {"/p/a.py": 3}
+
+
+def test_notice_savings_are_counted_against_the_last_delivery() -> None:
+    t = _tracker()
+    read = {"file_path": "/p/a.py"}
+    t.tool_result("main", "Read", read, "1\t" + "x" * 1000, False, "/p")
+    t.api_call("main")
+    notice = "0\t[ccstate: not file content] /p/a.py lines 1-1 of 1: unchanged"
+    t.tool_result("main", "Read", read, notice, False, "/p")
+    t.api_call("main")
+    t.api_call("main")
+    comp = t.finish()
+    assert comp.notices == 1
+    assert comp.saved_chars == 1002 - len(notice)
+    assert comp.saved_char_calls == (1002 - len(notice)) * 2  # two later calls
+
+
+def test_an_unseen_range_note_reclassifies_the_partial_read() -> None:
+    t = _tracker()
+    read = {"file_path": "/p/a.py"}
+    full = "\n".join(f"{i}\tline {i}" for i in range(1, 101))
+    t.tool_result("main", "Read", read, full, False, "/p")
+    t.tool_result("main", "Read", read, "50\tline 50 changed", False, "/p")
+    t.note(
+        "main",
+        "[ccstate] /p/a.py: this Read result shows only lines 50-50 of the 1-100 you "
+        "asked for. Omitted: lines 1-49 and lines 51-100",
+    )
+    comp = t.finish()
+    assert comp.read_count["ccstate"] == 1 and comp.read_count["changed"] == 0
+    assert comp.notes == 1 and comp.saved_chars == 99 * len("50\tline 50 changed")
+    assert not comp.reread_files
+
+
+def test_bash_reprints_of_files_and_repeated_output() -> None:
+    t = _tracker()
+    t.tool_result("main", "Read", {"file_path": "/p/a.py"}, "1\tA", False, "/p")
+    t.tool_result("main", "Bash", {"command": "cat a.py"}, "A", False, "/p")
+    t.tool_result("main", "Bash", {"command": "ls -la"}, "x" * 300, False, "/p")
+    t.tool_result("main", "Bash", {"command": "ls -la"}, "x" * 300, False, "/p")
+    t.tool_result("main", "Bash", {"command": "echo ok"}, "ok", False, "/p")
+    t.tool_result("main", "Bash", {"command": "echo ok"}, "ok", False, "/p")
+    assert t.finish().bash_reprints == 2
+
+
+@pytest.mark.parametrize(
+    ("command", "printed"),
+    [
+        ("cat a.py", ["/p/a.py"]),
+        ("head -n 20 src/b.py | tail -5", ["/p/src/b.py"]),
+        ("sed -n '10,20p' /abs/c.py", ["/abs/c.py"]),
+        ("sed -i 's/a/b/' a.py", []),
+        ("git status; cat docs/../d.md", ["/p/d.md"]),
+        ("grep -n foo a.py", []),
+        ("cat 'unterminated", []),
+    ],
+)
+def test_printed_paths(command: str, printed: list[str]) -> None:
+    assert composition.printed_paths(command, "/p") == printed

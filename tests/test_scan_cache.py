@@ -1,0 +1,63 @@
+"""The report's scan cache: a hit equals a fresh scan; any change means a fresh scan."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from ccstate import scan_cache, usage
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+PREFIXES = ("[ccstate: not file content]",)
+
+
+def _copy(tmp_path: Path) -> Path:
+    target = tmp_path / "projects" / "-p-app"
+    shutil.copytree(FIXTURES / "projects" / "-p-app", target)
+    return next(target.glob("*.jsonl"))
+
+
+def test_a_cached_scan_equals_a_fresh_one(tmp_path: Path) -> None:
+    transcript = _copy(tmp_path)
+    fresh = usage.scan_file(transcript, PREFIXES)
+    cache = scan_cache.ScanCache(tmp_path / "c.json", PREFIXES)
+    assert cache.get(transcript) is None
+    cache.put(transcript, fresh)
+    cache.save()
+    again = scan_cache.ScanCache(tmp_path / "c.json", PREFIXES).get(transcript)
+    assert again == fresh
+
+
+def test_a_changed_file_or_other_prefixes_miss(tmp_path: Path) -> None:
+    transcript = _copy(tmp_path)
+    cache = scan_cache.ScanCache(tmp_path / "c.json", PREFIXES)
+    cache.put(transcript, usage.scan_file(transcript, PREFIXES))
+    cache.save()
+    assert scan_cache.ScanCache(tmp_path / "c.json", ("other",)).get(transcript) is None
+    with transcript.open("a") as fh:
+        fh.write('{"type":"brand-new-type"}\n')  # a live session appends
+    assert scan_cache.ScanCache(tmp_path / "c.json", PREFIXES).get(transcript) is None
+
+
+def test_a_corrupt_or_unwritable_cache_is_no_error(tmp_path: Path) -> None:
+    transcript = _copy(tmp_path)
+    (tmp_path / "c.json").write_text("{not json")
+    cache = scan_cache.ScanCache(tmp_path / "c.json", PREFIXES)
+    assert cache.get(transcript) is None
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("")
+    cache = scan_cache.ScanCache(blocked / "c.json", PREFIXES)
+    cache.put(transcript, usage.scan_file(transcript, PREFIXES))
+    cache.save()  # cannot create the directory: silently skipped
+    assert not (blocked / "c.json").exists()
+
+
+def test_default_path_follows_ccstate_home_then_xdg(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    assert scan_cache.default_path(env) == tmp_path / ".cache" / "ccstate" / "report-scans.json"
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    assert scan_cache.default_path(env).parent == tmp_path / "xdg" / "ccstate"
+    env["CCSTATE_HOME"] = str(tmp_path / "st")
+    assert scan_cache.default_path(env).parent == tmp_path / "st" / "cache"
+    assert os.fspath(scan_cache.default_path(env)).endswith("report-scans.json")

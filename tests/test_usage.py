@@ -1,0 +1,263 @@
+"""Token accounting: golden reports on small transcripts, dedupe by message.id, pricing,
+context composition, the fast reader, and the `ccstate report` CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ccstate import pricing, report, transcript, usage
+from ccstate.cli import cli
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+CASES = ["split_message.jsonl", "old_format.jsonl", "projects"]
+SESSION_C = "0b5e1c2d-0000-4000-8000-00000000000c"
+UPDATE_GOLDEN = os.environ.get("CCSTATE_UPDATE_GOLDEN") == "1"  # read before conftest unsets it
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan cache goes to this test's tmp dir, whatever XDG_CACHE_HOME says."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def scan_case(name: str) -> report.Report:
+    target = FIXTURES / name
+    files = sorted(target.rglob("*.jsonl")) if target.is_dir() else [target]
+    return report.build_report([usage.scan_file(f) for f in files], pricing.load_pricing())
+
+
+# --------------------------------------------------------------------------- golden reports
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_report(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ccstate report CASE --json` equals CASE.report.json; CCSTATE_UPDATE_GOLDEN=1 rewrites."""
+    monkeypatch.chdir(FIXTURES)
+    code, out, err = invoke("report", case, "--json")
+    assert (code, err) == (0, "")
+    golden = FIXTURES / (Path(case).stem + ".report.json")
+    if UPDATE_GOLDEN:
+        golden.write_text(out)
+    assert json.loads(out) == json.loads(golden.read_text())
+
+
+def test_one_response_written_as_three_records_counts_once() -> None:
+    path = FIXTURES / "split_message.jsonl"
+    naive = [
+        r["message"]["usage"]["output_tokens"]
+        for r in transcript.iter_records(path)
+        if r.get("type") == "assistant"
+    ]
+    assert (len(naive), sum(naive)) == (5, 148)  # msg_A's 40 three times, + 20 + 8
+    tokens = scan_case("split_message.jsonl").total.tokens
+    assert (tokens.calls, tokens.input, tokens.cache_write, tokens.cache_read, tokens.output) == (
+        3,
+        18,
+        1300,
+        2200,
+        68,
+    )
+
+
+def test_old_format_keeps_the_final_usage_of_a_split_response() -> None:
+    scan = usage.scan_file(FIXTURES / "old_format.jsonl")
+    assert scan.turns["msg_old1"].output == 150  # the first record said 4 (still streaming)
+    assert scan.folded == 1
+    threads = {t.thread for t in scan.turns.values()}
+    assert threads == {"main", "sidechain-1"}
+    assert [c.trigger for c in scan.compactions] == ["unknown"]  # 1.0.x: no boundary record
+    assert scan.compactions[0].pre_tokens == 2 + 200 + 3500 + 25  # the last turn's context
+
+
+def test_partial_last_line_and_unknown_types_are_tolerated() -> None:
+    result = scan_case("split_message.jsonl")
+    assert result.skipped_lines == 1
+    assert scan_case("old_format.jsonl").skipped_lines == 0  # "brand-new-type" passes
+
+
+def test_subagent_files_belong_to_their_session_and_progress_is_not_usage() -> None:
+    result = scan_case("projects")
+    assert [s.session_id for s in result.sessions] == [SESSION_C]
+    scope = result.sessions[0].scope
+    assert len(result.sessions[0].files) == 2
+    assert scope.subagents.calls == 2 and scope.tokens.calls == 12
+    assert scope.tokens.cache_write_1h == 10430  # main thread wrote 1-hour cache entries
+    main = usage.scan_file(FIXTURES / "projects" / "-p-app" / f"{SESSION_C}.jsonl")
+    assert "msg_nested" not in main.turns  # usage nested in a progress record is no API call
+
+
+def test_a_response_in_two_files_counts_once(tmp_path: Path) -> None:
+    source = (FIXTURES / "split_message.jsonl").read_text()
+    (tmp_path / "a.jsonl").write_text(source)
+    (tmp_path / "b.jsonl").write_text(source)  # e.g. a resumed 1.0.x session copies records
+    scans = [usage.scan_file(tmp_path / n) for n in ("a.jsonl", "b.jsonl")]
+    result = report.build_report(scans, pricing.load_pricing())
+    assert result.total.tokens.calls == 3 and result.cross_file_duplicates == 3
+
+
+def test_capsule_and_notes_in_transcript_records() -> None:
+    scope = scan_case("projects").total
+    comp = scope.composition
+    assert (comp.injections, comp.notices, comp.compact_summaries) == (1, 1, 1)
+    figures = report.ccstate_figures(scope)
+    assert figures["injected_token_calls"] == figures["injected_tokens"] * 8  # 8 later calls
+    assert figures["saved_tokens"] > 0
+
+
+def test_markers_match_the_capsule_and_the_read_ledger() -> None:
+    from ccstate import capsule, ledger_text
+
+    assert usage.CAPSULE_HEADER == capsule.HEADER
+    assert usage.NOTE_TAG == ledger_text.NOTE_TAG
+    assert usage.notice_prefixes() == (ledger_text.NOTICE_TAG,) == (usage.DEFAULT_NOTICE_PREFIX,)
+
+
+# --------------------------------------------------------------------------- fast reader
+
+
+def _full_minus_tool_use_result(path: Path) -> list[dict]:
+    out = []
+    for record in transcript.iter_records(path):
+        if record.get("type") in usage.SKIP_TYPES:
+            continue
+        if record.get("type") == "user" and "toolUseResult" in record:
+            keys = list(record)
+            record = {k: record[k] for k in keys[: keys.index("toolUseResult")]}
+        out.append(record)
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.jsonl")), ids=lambda p: p.name)
+def test_light_reader_matches_the_full_parse(path: Path) -> None:
+    light = list(transcript.iter_light_records(path, skip_types=usage.SKIP_TYPES))
+    assert light == _full_minus_tool_use_result(path)
+
+
+CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "transcripts" / "public"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{CORPUS} is absent (the shared corpus)")
+def test_light_reader_matches_the_full_parse_on_the_public_corpus() -> None:
+    files = sorted(CORPUS.glob("*.jsonl"))
+    assert files
+    for path in files:
+        light = list(transcript.iter_light_records(path, skip_types=usage.SKIP_TYPES))
+        assert light == _full_minus_tool_use_result(path), path.name
+
+
+def test_light_reader_falls_back_when_unsure(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    records = [
+        {"toolUseResult": {"x": 1}, "type": "user", "message": {"content": "kept"}},
+        {"type": "user", "message": {"content": [{"toolUseResult": 1}]}, "toolUseResult": 2},
+        {"data": {"type": "progress"}, "type": "user", "message": {"content": "nested type"}},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    got = list(transcript.iter_light_records(path, skip_types=frozenset({"progress"})))
+    assert [r["message"]["content"] for r in got] == ["kept", [{"toolUseResult": 1}], "nested type"]
+    assert "toolUseResult" in got[0]  # it came first: parsed in full
+
+
+def test_top_level_type_is_only_trusted_at_the_top() -> None:
+    assert transcript.top_level_type(b'{"parentUuid":null,"type":"progress","data":{}}') == (
+        "progress"
+    )
+    assert transcript.top_level_type(b'{"message":{"type":"message"},"type":"assistant"}') is None
+    assert transcript.top_level_type(b'{"a":"{\\"type\\":\\"x\\"}","type":"user"}') is None
+
+
+def test_subagent_transcripts_and_sessions() -> None:
+    main = FIXTURES / "projects" / "-p-app" / f"{SESSION_C}.jsonl"
+    subs = transcript.subagent_transcripts(main)
+    assert [p.name for p in subs] == ["agent-a1.jsonl"]
+    assert transcript.session_of(subs[0]) == SESSION_C == transcript.session_of(main)
+    assert transcript.subagent_transcripts(FIXTURES / "split_message.jsonl") == []
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def test_a_main_transcript_brings_its_subagents(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    code, out, _ = invoke("report", f"projects/-p-app/{SESSION_C}.jsonl", "--json")
+    assert code == 0
+    assert [Path(f).name for f in json.loads(out)["sessions"][0]["files"]] == [
+        f"{SESSION_C}.jsonl",
+        "agent-a1.jsonl",
+    ]
+
+
+def test_csv_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    code, out, err = invoke("report", "split_message.jsonl", "old_format.jsonl", "--csv")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        ",".join(report.CSV_HEADER),
+        # sonnet-4: 21 x $3 + 6,750 x $3.75 + 10,000 x $0.30 + 242 x $15 per MTok
+        "old_format,transcripts,2025-07-08T09:00:00.000Z,2025-07-08T09:10:03.000Z,7,21,6750,"
+        "10000,242,17013,0.032005,0.5963,1,1,4,0",
+        # opus-4-6: 18 x $5 + 1,300 x $6.25 + 2,200 x $0.50 + 68 x $25 per MTok
+        "split_message,transcripts,2026-11-01T10:00:00.100Z,2026-11-01T10:00:05.000Z,3,18,1300,"
+        "2200,68,3586,0.011015,0.6254,0,1,82,0",
+        "TOTAL,,,,10,39,8050,12200,310,20599,0.043021,0.6013,1,2,86,0",
+    ]
+
+
+def test_tables_name_sessions_models_and_notes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)
+    code, out, err = invoke("report", "split_message.jsonl")
+    assert (code, err) == (0, "")
+    assert "ccstate report: 1 session(s), 1 file(s), 10 records; prices of 2026-11-30" in out
+    assert "claude-opus-4-6" in out and "split_message" in out
+    assert "2 assistant records folded into the API call they belong to" in out
+    assert "1 unreadable line(s) skipped" in out
+
+
+def test_default_is_this_projects_folder_under_claude_projects(
+    isolated_home: Path, git_project: Path
+) -> None:
+    from ccstate import paths
+
+    folder = isolated_home / ".claude" / "projects" / paths.project_slug(git_project.resolve())
+    folder.mkdir(parents=True)
+    (folder / "s1.jsonl").write_text((FIXTURES / "split_message.jsonl").read_text())
+    code, out, _ = invoke("report", "-C", str(git_project), "--json")
+    assert code == 0 and json.loads(out)["total"]["tokens"]["api_calls"] == 3
+    code, out, _ = invoke("report", "--session", "s1", "--json")
+    assert code == 0 and json.loads(out)["sessions"][0]["session_id"] == "s1"
+    code, out, _ = invoke("report", "--all", "--csv")
+    assert code == 0 and out.splitlines()[1].startswith("s1,")
+
+
+def test_errors_are_one_line(isolated_home: Path, git_project: Path) -> None:
+    code, _, err = invoke("report", "-C", str(git_project))
+    assert code == 1
+    assert err.startswith(f"Error: No Claude Code transcripts for {git_project.resolve()} in ")
+    code, _, err = invoke("report", "--session", "nope")
+    assert (code, err.split(" under ")[0]) == (1, "Error: No transcript for session nope")
+    code, _, err = invoke("report", str(FIXTURES / "split_message.jsonl"), "--json", "--csv")
+    assert code == 2 and "choose one of --json and --csv" in err
+
+
+def test_config_pricing_file_overrides_prices(git_project: Path) -> None:
+    prices = git_project / "prices.json"
+    rates = {"input": 0, "cache_write_5m": 0, "cache_write_1h": 0, "cache_read": 0, "output": 1e6}
+    prices.write_text(json.dumps({"models": {"claude-opus-4-6": rates}}))
+    (git_project / ".ccstate.yaml").write_text("report:\n  pricing: prices.json\n")
+    target = str(FIXTURES / "split_message.jsonl")
+    code, out, err = invoke("report", target, "-C", str(git_project), "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["total"]["tokens"]["cost_usd"] == 68.0  # 68 output tokens x $1 each
+    (git_project / ".ccstate.yaml").write_text("report:\n  pricing: missing.json\n")
+    code, _, err = invoke("report", target, "-C", str(git_project))
+    assert code == 1 and "missing.json: pricing file cannot be read" in err
