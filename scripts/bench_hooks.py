@@ -51,6 +51,7 @@ class Row:
     name: str
     argv: list[str]
     payload: Callable[[int], bytes]  # run number -> stdin
+    setup: Callable[[int], bytes] | None = None  # stdin for an untimed run just before
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         samples = measure(rows, args.runs, env, project.root)
         failures = hook_failures(project.root)
         payload_bytes = len(rows[-1].payload(0))
+        replaced = repeated_reads_replaced(project.root)
     report = build_report(args, rows, samples, payload_bytes)
     print(json.dumps(report, indent=2) if args.json else render_table(report))
     if failures:
@@ -78,7 +80,27 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    if replaced != (args.runs + WARMUP_RUNS, 0):
+        print(
+            "bench_hooks: the repeated-Read row should be replaced by a notice every time and the "
+            f"first-Read rows never; got (replaced, wrongly replaced) = {replaced}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def repeated_reads_replaced(project: Path) -> tuple[int, int]:
+    """(repeated Reads answered with a notice, first Reads that were not served in full),
+    from the read ledger's own counters: proof that the rows measure the ledger's paths."""
+    hits = wrong = 0
+    for ledger in (project / ".ccstate" / "ledger").glob(f"{SESSION_ID}-*/main.json"):
+        stats = json.loads(ledger.read_text(encoding="utf-8")).get("stats", {})
+        if "-hit-" in ledger.parent.name:
+            hits += stats.get("identical", 0)
+        else:
+            wrong += stats.get("reads", 0) - stats.get("full", 0)
+    return hits, wrong
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -201,10 +223,12 @@ def payloads(project: Project) -> dict[str, Callable[[int], bytes]]:
         data = json.dumps({**common, "hook_event_name": event, **fields}).encode()
         return lambda _run: data
 
-    def tool(event: str, **fields: object) -> Callable[[int], bytes]:
+    def tool(event: str, session: str = "", **fields: object) -> Callable[[int], bytes]:
         def make(run: int) -> bytes:
             data = {
                 **common,
+                # A session per run (when named): every timed Read is the first of its context.
+                **({"session_id": f"{SESSION_ID}-{session}-{run}"} if session else {}),
                 "permission_mode": "default",
                 "hook_event_name": event,
                 "tool_name": "Read",
@@ -221,7 +245,7 @@ def payloads(project: Project) -> dict[str, Callable[[int], bytes]]:
         "file": {
             "filePath": file_path,
             "content": content,
-            "numLines": lines,
+            "numLines": lines + 1,  # Claude Code counts the empty string after the last newline
             "startLine": 1,
             "totalLines": lines + 1,
         },
@@ -231,7 +255,9 @@ def payloads(project: Project) -> dict[str, Callable[[int], bytes]]:
         "SessionEnd": fixed("SessionEnd", reason="other"),
         "PreCompact": fixed("PreCompact", trigger="manual", custom_instructions=""),
         "PreToolUse": tool("PreToolUse"),
-        "PostToolUse": tool("PostToolUse", tool_response=response, duration_ms=3),
+        "PostToolUse": tool("PostToolUse", "miss", tool_response=response, duration_ms=3),
+        "PostToolUse plugin": tool("PostToolUse", "plugin", tool_response=response, duration_ms=3),
+        "PostToolUse repeat": tool("PostToolUse", "hit", tool_response=response, duration_ms=3),
     }
 
 
@@ -244,12 +270,22 @@ def make_rows(python: str, project: Project) -> list[Row]:
                 f"-m ccstate.hooks {event}", [python, "-m", "ccstate.hooks", event], by_event[event]
             )
         )
+    # The read ledger replaces only a repeated Read: time that too (the first Read of the same
+    # session runs untimed just before), next to the first-Read rows above.
+    rows.append(
+        Row(
+            "-m ccstate.hooks PostToolUse repeated Read (notice)",
+            [python, "-m", "ccstate.hooks", "PostToolUse"],
+            by_event["PostToolUse repeat"],
+            setup=by_event["PostToolUse repeat"],
+        )
+    )
     launcher = str(REPO / "hooks" / "run.py")
     rows.append(
         Row(
             "hooks/run.py PostToolUse (plugin)",
             [python, launcher, "PostToolUse"],
-            by_event["PostToolUse"],
+            by_event["PostToolUse plugin"],
         )
     )
     return rows
@@ -277,7 +313,9 @@ def measure(rows: list[Row], runs: int, env: dict[str, str], cwd: Path) -> dict[
 
 
 def run_once(row: Row, run: int, env: dict[str, str], cwd: Path) -> float:
-    stdin = row.payload(max(run, 0))
+    if row.setup is not None:
+        subprocess.run(row.argv, input=row.setup(run), capture_output=True, env=env, cwd=cwd)
+    stdin = row.payload(run)
     start = time.perf_counter()
     proc = subprocess.run(row.argv, input=stdin, capture_output=True, env=env, cwd=cwd, timeout=60)
     elapsed = (time.perf_counter() - start) * 1000

@@ -34,8 +34,8 @@ export CCSTATE_E2E_CACHE="$cache"
 
 # shellcheck disable=SC1091
 source "$VENV/bin/activate"
-echo "== ruff format --check"; ruff format --check src tests scripts hooks
-echo "== ruff check";          ruff check src tests scripts hooks
+echo "== ruff format --check"; ruff format --check src tests scripts hooks bench
+echo "== ruff check";          ruff check src tests scripts hooks bench
 echo "== mypy";                mypy
 echo "== pytest"
 # Exit 5 (no tests collected) must fail, so no special-casing here.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,14 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if name.startswith(("CLAUDE_", "CCSTATE_")) and name != "CCSTATE_E2E_CACHE":
             monkeypatch.delenv(name)
     return home
+
+
+@pytest.fixture(scope="session")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An interpreter with the standard library only, like a plugin user's python3."""
+    venv = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    return venv / "bin" / "python"
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,9 @@ from helpers import REPO, hook_env, make_payload, run_hook
 
 
 @pytest.fixture
-def plugin(tmp_path: Path) -> tuple[Path, Path]:
+def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A plugin whose hooks run on an interpreter without ccstate's dependencies."""
+    monkeypatch.setattr(bootstrap, "dependencies_present", lambda: False)
     root, data = tmp_path / "plugin", tmp_path / "data"
     root.mkdir()
     (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
@@ -24,6 +27,19 @@ def plugin(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_fresh_data_dir_is_missing(plugin: tuple[Path, Path]) -> None:
     assert bootstrap.check(*plugin).status == "missing"
+
+
+def test_an_interpreter_with_the_dependencies_needs_no_venv(tmp_path: Path) -> None:
+    assert bootstrap.dependencies_present()  # the test suite's interpreter has them
+    assert bootstrap.check(tmp_path / "plugin", tmp_path / "data").status == "system"
+
+
+def test_a_bare_interpreter_lacks_the_dependencies(bare_python: Path) -> None:
+    code = "from ccstate import bootstrap; print(bootstrap.dependencies_present())"
+    out = subprocess.run(
+        [str(bare_python), "-c", code], capture_output=True, text=True, env=hook_env()
+    )
+    assert out.stdout == "False\n", out.stderr
 
 
 def test_ready_needs_matching_fingerprint_and_python(plugin: tuple[Path, Path]) -> None:
@@ -59,7 +75,7 @@ def test_failed_build_leaves_one_message_saying_what_to_run(plugin: tuple[Path, 
 
 
 def test_session_start_relays_a_failed_build_to_the_user(
-    plugin: tuple[Path, Path], git_project: Path
+    plugin: tuple[Path, Path], git_project: Path, bare_python: Path
 ) -> None:
     root, data = plugin
     data.mkdir()
@@ -71,7 +87,8 @@ def test_session_start_relays_a_failed_build_to_the_user(
     (data / "venv.failed.json").write_text(json.dumps(failure))
     env = hook_env(CLAUDE_PLUGIN_ROOT=str(root), CLAUDE_PLUGIN_DATA=str(data))
     payload = make_payload("SessionStart", git_project, source="startup")
-    code, parsed, _, _ = run_hook("SessionStart", payload, cwd=git_project, env=env)
+    argv = [str(bare_python), "-m", "ccstate.hooks", "SessionStart"]
+    code, parsed, _, _ = run_hook("SessionStart", payload, cwd=git_project, env=env, argv=argv)
     assert code == 0
     assert parsed["systemMessage"] == "RUN THIS"
     assert parsed["hookSpecificOutput"]["additionalContext"].startswith("[ccstate]")

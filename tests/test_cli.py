@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import ccstate
 from ccstate import wiring
-from ccstate.cli import cli
+from ccstate.cli import COMMAND_MODULES, cli, load_all_commands
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -29,6 +29,9 @@ def test_init_dry_run_changes_nothing(git_project: Path) -> None:
         "would create  .claude/settings.json  (hooks for SessionStart, SessionEnd, PreCompact, "
         "PreToolUse, PostToolUse)",
         "would create  .ccstate/.gitignore  (machine-local state dir, ignored by git)",
+        "would create  DECISIONS.md  (numbered decision log, header only)",
+        "would create  CLAUDE.md  (pointer-layout index; details go in docs/claude/)",
+        "would create  docs/claude/workflow.md  (first topic file; CLAUDE.md points here)",
     ]
     assert sorted(p.name for p in git_project.iterdir()) == [".git", "app.py"]
 
@@ -39,7 +42,7 @@ def test_init_twice_changes_nothing_the_second_time(git_project: Path) -> None:
     before = settings.read_bytes()
     code, out, _ = invoke("init", "-C", str(git_project))
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == ["skip", "skip", "skip"]
+    assert [line.split()[0] for line in out.splitlines()] == ["skip"] * 6
     assert settings.read_bytes() == before
     commands = json.loads(before)["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert commands == f"{sys.executable} -m ccstate.hooks SessionStart"
@@ -116,7 +119,7 @@ def test_doctor_fails_when_nothing_is_wired(git_project: Path) -> None:
     assert "not wired: run 'ccstate init' here" in " ".join(out.split())
 
 
-@pytest.mark.parametrize("command", sorted(cli.commands))
+@pytest.mark.parametrize("command", sorted(COMMAND_MODULES))
 def test_every_command_has_help_with_an_example(command: str) -> None:
     code, out, _ = invoke(command, "--help")
     assert code == 0
@@ -125,5 +128,24 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
 
 def test_every_command_is_documented_in_readme() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text()
-    for command in cli.commands:
+    for command in COMMAND_MODULES:
         assert f"ccstate {command}" in readme, command
+
+
+def test_lazy_registry_matches_the_registered_commands() -> None:
+    load_all_commands()
+    assert set(cli.commands) == set(COMMAND_MODULES)
+    for name, module in COMMAND_MODULES.items():
+        assert cli.commands[name].callback.__module__ == f"ccstate.cli.{module}"
+
+
+def test_version_imports_no_command_module() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys; from ccstate.cli import main; sys.argv=['ccstate','--version']; main()"
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True
+    )
+    assert out.returncode == 0
+    assert "ccstate.cli.report_cmd" not in out.stderr and "ccstate.cli.lint_cmd" not in out.stderr

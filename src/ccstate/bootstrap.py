@@ -3,9 +3,11 @@
 Claude Code installs no Python packages for a plugin. The hot hooks run on the
 standard library from ${CLAUDE_PLUGIN_ROOT}/src; the CLI and the cold hooks
 (SessionEnd, PreCompact: GitPython, tiktoken, yaml) run in this venv once it
-exists. SessionStart starts the build as a detached one-shot process and returns
-at once: a flock makes concurrent sessions build it once, pip is bounded by a
-timeout, and a failure leaves a marker whose message tells the user what to run.
+exists. When the interpreter that runs the hooks already has every dependency
+(e.g. ccstate was also installed with pip), no venv is built at all. SessionStart
+starts the build as a detached one-shot process and returns at once: a flock
+makes concurrent sessions build it once, pip is bounded by a timeout, and a
+failure leaves a marker whose message tells the user what to run.
 
 `python -m ccstate.bootstrap PLUGIN_ROOT PLUGIN_DATA` is that one-shot process.
 """
@@ -27,7 +29,9 @@ from ccstate import paths, store
 
 PIP_TIMEOUT_S = 600
 RETRY_FAILED_AFTER_S = 86_400  # a failed build is retried a day later (or after an update)
-Status = Literal["ready", "building", "failed", "missing"]
+Status = Literal["ready", "system", "building", "failed", "missing"]
+# Import names of the dependencies the cold paths need (see pyproject.toml).
+DEPENDENCY_MODULES = ("click", "yaml", "tiktoken", "tiktoken_ext", "git", "filelock", "rich")
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ def check(plugin_root: Path, plugin_data: Path, now: float | None = None) -> Ven
     python = paths.venv_python(venv)
     if marker.get("fingerprint") == fingerprint(plugin_root) and python.exists():
         return VenvState("ready", python)
+    if dependencies_present():
+        return VenvState("system")  # this interpreter already has them: no venv needed
     failed = _read(plugin_data / "venv.failed.json")
     age = (time.time() if now is None else now) - float(str(failed.get("time", 0)))
     if failed.get("fingerprint") == fingerprint(plugin_root) and age < RETRY_FAILED_AFTER_S:
@@ -61,6 +67,16 @@ def check(plugin_root: Path, plugin_data: Path, now: float | None = None) -> Ven
     if _locked(plugin_data / "venv.build"):
         return VenvState("building")
     return VenvState("missing")
+
+
+def dependencies_present() -> bool:
+    """Can the interpreter running this import every dependency? (find_spec: no imports.)"""
+    from importlib.util import find_spec
+
+    try:
+        return all(find_spec(name) is not None for name in DEPENDENCY_MODULES)
+    except (ImportError, ValueError):
+        return False
 
 
 def start_build(plugin_root: Path, plugin_data: Path) -> None:

@@ -84,6 +84,36 @@ def user_claude_dir(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(environ.get("HOME") or Path.home()) / ".claude"
 
 
+def home_str(environ: Mapping[str, str] = os.environ) -> str:
+    return environ.get("HOME") or os.path.expanduser("~")
+
+
+def user_claude_dir_str(environ: Mapping[str, str] = os.environ) -> str:
+    return environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home_str(environ), ".claude")
+
+
+def claude_json_path_str(environ: Mapping[str, str] = os.environ) -> str:
+    """Claude Code's per-user state (`~/.claude.json`; inside $CLAUDE_CONFIG_DIR when set)."""
+    configured = environ.get("CLAUDE_CONFIG_DIR")
+    return os.path.join(configured or home_str(environ), ".claude.json")
+
+
+def auto_memory_path_str(project: str, environ: Mapping[str, str] = os.environ) -> str:
+    """Claude Code's auto-memory index for a launch directory (reference §4 slug)."""
+    return os.path.join(
+        user_claude_dir_str(environ), "projects", project_slug(project), "memory", "MEMORY.md"
+    )
+
+
+def is_within(path: str, folder: str) -> bool:
+    """Is `path` the folder itself or inside it (plain string test on normalised paths)?"""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def claude_md_cache_path_str(state: str) -> str:
+    return os.path.join(state, "cache", "claude_md.json")
+
+
 def log_path(state: Path) -> Path:
     return state / "logs" / "hooks.log"
 
@@ -116,3 +146,14 @@ def venv_python(venv: Path) -> Path:
     if os.name == "nt":
         return venv / "Scripts" / "python.exe"
     return venv / "bin" / "python"
+
+
+def user_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """Machine-local caches that are safe to delete: `$CCSTATE_HOME/cache`, else
+    `$XDG_CACHE_HOME/ccstate`, else `~/.cache/ccstate` (`ccstate report`'s scan cache)."""
+    from pathlib import Path
+
+    if environ.get("CCSTATE_HOME"):
+        return Path(environ["CCSTATE_HOME"]) / "cache"
+    base = environ.get("XDG_CACHE_HOME") or os.path.join(home_str(environ), ".cache")
+    return Path(base) / "ccstate"

@@ -40,6 +40,8 @@ def plan_init(
         _plan_config(project, force),
         _plan_settings(project, python, environ),
         _plan_state_dir(project, environ),
+        _plan_decisions(project),
+        *_plan_pointer_layout(project),
     ]
 
 
@@ -89,3 +91,59 @@ def _plan_state_dir(project: Path, environ: Mapping[str, str]) -> Step:
     if ignore.exists():
         return Step(ignore, "skip", "state dir exists")
     return Step(ignore, "create", "machine-local state dir, ignored by git", store.STATE_GITIGNORE)
+
+
+def _plan_decisions(project: Path) -> Step:
+    """DECISIONS.md with the header only; an existing one is the team's, never replaced."""
+    path = paths.decisions_path(project)
+    if path.exists():
+        return Step(path, "skip", "exists (your decisions; never replaced, not even by --force)")
+    content = template_text(paths.DECISIONS_NAME)
+    return Step(path, "create", "numbered decision log, header only", content)
+
+
+def _plan_pointer_layout(project: Path) -> list[Step]:
+    """An index CLAUDE.md and a first topic file (docs/CLAUDE-MD.md); never replaces one.
+
+    An existing CLAUDE.md is the user's, kept even with --force; when it is over the
+    lint budget the step says to run `ccstate split`.
+    """
+    from ccstate.config import Config, load_config
+    from ccstate.errors import ConfigError
+
+    try:
+        settings = load_config(project)
+    except ConfigError:  # init still wires a project with a broken config; doctor reports it
+        settings = Config()
+    topic_dir = str(settings.get("lint.topic_dir")).strip("/") or "docs/claude"
+    index, topic = project / "CLAUDE.md", project / topic_dir / "workflow.md"
+    if index.exists():
+        limits = (settings.get("lint.root_max_lines"), settings.get("lint.root_max_tokens"))
+        steps = [Step(index, "skip", _existing_index(index, limits, topic_dir))]
+    else:
+        text = template_text("claude-index.md").replace("{{project}}", project.name)
+        text = text.replace("{{topic_dir}}", topic_dir)
+        steps = [Step(index, "create", f"pointer-layout index; details go in {topic_dir}/", text)]
+    if topic.exists():
+        steps.append(Step(topic, "skip", "exists (kept as is)"))
+    elif index.exists():
+        why = f"not created: your CLAUDE.md is kept; 'ccstate split' fills {topic_dir}/"
+        steps.append(Step(topic, "skip", why))
+    else:
+        text = template_text("claude-topic.md")
+        steps.append(Step(topic, "create", "first topic file; CLAUDE.md points here", text))
+    return steps
+
+
+def _existing_index(index: Path, limits: tuple[int, int], topic_dir: str) -> str:
+    from ccstate import tokens
+
+    text = index.read_text(encoding="utf-8", errors="replace")
+    lines, (count, _exact) = len(text.splitlines()), tokens.count_tokens(text)
+    if lines <= limits[0] and count <= limits[1]:
+        return "exists (kept as is; never replaced, not even by --force)"
+    return (
+        f"exists, {lines} lines / {count:,} tokens, over the {limits[0]}-line / "
+        f"{limits[1]:,}-token budget: run 'ccstate split CLAUDE.md' to move long sections "
+        f"into {topic_dir}/"
+    )

@@ -70,9 +70,11 @@ def test_post_tool_use_fires_on_read_with_the_shape_handlers_parse(
         "num_lines": content.count("\n") + 1,
         "total_lines": content.count("\n") + 1,
         "content_chars": len(content),
+        "ledger": "full",  # the read ledger (#3): a first Read is never replaced
+        "ledger_reason": "first read of this path in this epoch",
     }
     assert heartbeat(project, "PreToolUse")["outcome"] == "ok"
-    # The foundation never alters a Read: the model gets the file in full.
+    # A first Read is never altered: the model gets the file in full.
     delivered = tool_results(fake_api.agent_requests()[1])[tool_use_id]
     assert delivered.startswith("1\tdef greet(name):\n2\t    return")
 
@@ -141,11 +143,17 @@ def test_project_hooks_from_ccstate_init_work_in_the_cli(claude, fake_api, proje
 
 
 def test_marketplace_install_and_first_run_venv(
-    claude, claude_bin: Path, fake_api, project: Path, claude_home: Path
+    claude, claude_bin: Path, fake_api, project: Path, claude_home: Path, bare_python: Path
 ) -> None:
     """`plugin marketplace add` + `plugin install`, then a session: the capsule arrives, and the
-    first SessionStart builds the private venv that the cold hooks run in from then on."""
+    first SessionStart builds the private venv that the cold hooks run in from then on.
+
+    The hooks' `python3` is a bare interpreter (standard library only), as on a machine where
+    ccstate was never pip-installed: that is the case the private venv exists for."""
+    import os
     import subprocess
+
+    path = {"PATH": f"{bare_python.parent}{os.pathsep}{os.environ['PATH']}"}
 
     env = claude_env(claude_home, fake_api.url)
     for args in (
@@ -162,7 +170,7 @@ def test_marketplace_install_and_first_run_venv(
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr
     fake_api.set_script([text("ok")])
-    claude("hello")
+    claude("hello", env_extra=path)
     assert CAPSULE_HEAD in all_system_text(fake_api.agent_requests()[0])
     data = claude_home / ".claude" / "plugins" / "data" / "ccstate-ccstate-marketplace"
     ready, failed = data / "venv.ready.json", data / "venv.failed.json"
@@ -173,6 +181,6 @@ def test_marketplace_install_and_first_run_venv(
     assert ready.exists(), log.read_text(errors="replace") if log.exists() else "no build log"
     venv_python = json.loads(ready.read_text())["python"]
     fake_api.set_script([text("ok again")])
-    claude("hello again")
+    claude("hello again", env_extra=path)
     assert heartbeat(project, "SessionStart")["detail"]["python"] == venv_python
     assert heartbeat(project, "SessionEnd")["detail"]["python"] == venv_python

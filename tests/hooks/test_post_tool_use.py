@@ -2,33 +2,217 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
-from helpers import read_payload, run_hook
+from ccstate import ledger, store
+from helpers import hook_env, make_payload, read_payload, run_hook
+
+BODY = "".join(
+    f"def handler_{i}(request):  # enough text to be worth a notice\n" for i in range(30)
+)
+AGENT = "a235d80d2fdc9c84a"
+
+
+def heartbeat(project: Path) -> dict:
+    return json.loads((project / ".ccstate" / "heartbeat" / "PostToolUse.json").read_text())
 
 
 def test_read_payload_is_parsed_into_the_heartbeat(git_project: Path) -> None:
     target = git_project / "app.py"
     payload = read_payload(git_project, target, "a\nb\n")
-    payload["agent_id"] = "a235d80d2fdc9c84a"
+    payload["agent_id"] = AGENT
     assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
-    beat = json.loads((git_project / ".ccstate" / "heartbeat" / "PostToolUse.json").read_text())
-    assert beat["detail"] == {
+    assert heartbeat(git_project)["detail"] == {
         "python": sys.executable,
         "tool_name": "Read",
         "tool_use_id": "toolu_001",
-        "agent_id": "a235d80d2fdc9c84a",
+        "agent_id": AGENT,
         "file_path": str(target),
         "response_type": "text",
         "start_line": 1,
         "num_lines": 3,
         "total_lines": 3,
         "content_chars": 4,
+        "ledger": "full",
+        "ledger_reason": "first read of this path in this epoch",
     }
 
 
-def test_read_output_is_never_replaced_by_the_foundation(git_project: Path) -> None:
+def _body_file(project: Path, name: str = "big.py") -> tuple[Path, dict]:
+    target = project / name
+    target.write_text(BODY)
+    return target, read_payload(project, target, BODY)
+
+
+def test_a_repeated_read_becomes_a_notice_in_reads_own_shape(git_project: Path) -> None:
+    target, payload = _body_file(git_project)
+    assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
+    payload["tool_use_id"] = "toolu_002"
+    code, out, raw, err = run_hook("PostToolUse", payload, cwd=git_project)
+    assert (code, err) == (0, "")
+    sha = ledger.sha256(BODY)
+    assert out == {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "updatedToolOutput": {
+                "type": "text",
+                "file": {
+                    "filePath": str(target),
+                    "content": f"[ccstate: not file content] {target} lines 1-31 of 31: unchanged "
+                    f"since your Read #1 (sha256 {sha[:8]}), so the text you have from it is "
+                    "current. For the full text again, repeat this Read (same path, offset and "
+                    "limit).",
+                    "numLines": 1,
+                    "startLine": 0,
+                    "totalLines": 31,
+                },
+            },
+        }
+    }
+    assert raw.count("\n") == 0  # exactly one JSON object
+    beat = heartbeat(git_project)["detail"]
+    assert (beat["ledger"], beat["ledger_reason"]) == ("identical", "unchanged")
+
+
+def test_a_subagent_has_its_own_ledger(git_project: Path) -> None:
+    _target, payload = _body_file(git_project)
+    run_hook("PostToolUse", payload, cwd=git_project)
+    sub = {**payload, "agent_id": AGENT, "agent_type": "general-purpose"}
+    assert run_hook("PostToolUse", sub, cwd=git_project)[1] is None  # full: first in its context
+    assert run_hook("PostToolUse", sub, cwd=git_project)[1] is not None
+    other = {**sub, "agent_id": "b000000000000000b"}
+    assert run_hook("PostToolUse", other, cwd=git_project)[1] is None
+
+
+def test_ccstate_dedupe_0_switches_it_off(git_project: Path) -> None:
+    _target, payload = _body_file(git_project)
+    env = hook_env(CCSTATE_DEDUPE="0")
+    for _ in range(3):
+        assert run_hook("PostToolUse", payload, cwd=git_project, env=env)[:3] == (0, None, "")
+    assert heartbeat(git_project)["detail"]["ledger"] == "off"
+
+
+def test_config_switches_it_off(git_project: Path) -> None:
+    (git_project / ".ccstate.yaml").write_text("dedupe:\n  identical: false\n")
+    _target, payload = _body_file(git_project)
+    for _ in range(2):
+        assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
+
+
+def test_tiny_files_and_images_pass_untouched(git_project: Path) -> None:
     target = git_project / "app.py"
     payload = read_payload(git_project, target, target.read_text())
+    image = make_payload(
+        "PostToolUse",
+        git_project,
+        tool_name="Read",
+        tool_input={"file_path": str(git_project / "x.png")},
+        tool_use_id="toolu_009",
+        tool_response={"type": "image", "file": {"base64": "AAAA", "type": "image/png"}},
+    )
     for _ in range(2):
         assert run_hook("PostToolUse", payload, cwd=git_project)[2] == ""
+        assert run_hook("PostToolUse", image, cwd=git_project)[2] == ""
+    beat = heartbeat(git_project)["detail"]
+    assert (beat["ledger"], beat["ledger_reason"]) == ("full", "not a text read (image)")
+
+
+def test_a_corrupt_ledger_means_full_content_and_a_log_line(git_project: Path) -> None:
+    _target, payload = _body_file(git_project)
+    run_hook("PostToolUse", payload, cwd=git_project)
+    ledger_file = git_project / ".ccstate" / "ledger" / payload["session_id"] / "main.json"
+    ledger_file.write_text("{ torn")
+    assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
+    log = (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
+    assert "read ledger: " in log and "corrupt" in log and "set aside" in log
+    assert run_hook("PostToolUse", payload, cwd=git_project)[1] is not None  # fresh again
+
+
+def test_a_ledger_locked_too_long_means_full_content_and_a_log_line(git_project: Path) -> None:
+    _target, payload = _body_file(git_project)
+    run_hook("PostToolUse", payload, cwd=git_project)
+    ledger_file = git_project / ".ccstate" / "ledger" / payload["session_id"] / "main.json"
+    started = time.monotonic()
+    with store.file_lock(ledger_file):
+        assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
+    assert time.monotonic() - started < 9  # well inside Claude Code's 10 s hook timeout
+    log = (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
+    assert "still locked after 2s; the Read was served in full" in log
+
+
+def test_bash_reprints_are_counted_not_replaced(git_project: Path) -> None:
+    target, payload = _body_file(git_project)
+    run_hook("PostToolUse", payload, cwd=git_project)
+    bash = make_payload(
+        "PostToolUse",
+        git_project,
+        tool_name="Bash",
+        tool_input={"command": "head -n 5 big.py"},
+        tool_use_id="toolu_010",
+        tool_response={"stdout": "".join(BODY.splitlines(True)[:5]).rstrip("\n"), "stderr": ""},
+    )
+    assert run_hook("PostToolUse", bash, cwd=git_project)[:3] == (0, None, "")
+    assert heartbeat(git_project)["detail"]["bash_reprint"] == str(target)
+    ledger_file = git_project / ".ccstate" / "ledger" / payload["session_id"] / "main.json"
+    stats = json.loads(ledger_file.read_text())["stats"]
+    assert (stats["bash_reprints"], stats["reads"]) == (1, 1)
+
+
+def test_compaction_starts_a_new_epoch(git_project: Path) -> None:
+    _target, payload = _body_file(git_project)
+    run_hook("PostToolUse", payload, cwd=git_project)
+    pre = make_payload("PreCompact", git_project, trigger="manual", custom_instructions="")
+    assert run_hook("PreCompact", pre, cwd=git_project)[0] == 0
+    assert run_hook("PostToolUse", payload, cwd=git_project)[1] is None  # full again
+    assert run_hook("PostToolUse", payload, cwd=git_project)[1] is not None
+    start = make_payload("SessionStart", git_project, source="compact")
+    assert run_hook("SessionStart", start, cwd=git_project)[0] == 0
+    assert run_hook("PostToolUse", payload, cwd=git_project)[1] is None
+
+
+def test_resume_starts_a_new_epoch_for_every_context(git_project: Path) -> None:
+    _target, payload = _body_file(git_project)
+    sub = {**payload, "agent_id": AGENT}
+    for p in (payload, sub):
+        run_hook("PostToolUse", p, cwd=git_project)
+    start = make_payload("SessionStart", git_project, source="resume")
+    assert run_hook("SessionStart", start, cwd=git_project)[0] == 0
+    for p in (payload, sub):
+        assert run_hook("PostToolUse", p, cwd=git_project)[1] is None
+
+
+def _imported(stderr: str) -> set[str]:
+    return {
+        line.split("|")[-1].strip().split(".")[0] for line in stderr.splitlines() if "|" in line
+    }
+
+
+def test_notice_and_diff_paths_import_no_slow_modules(git_project: Path) -> None:
+    """The ledger's costlier paths (a notice, a diff) stay within the hot-hook import rules."""
+    import subprocess
+
+    slow = {"pathlib", "dataclasses", "typing", "tempfile", "inspect"}
+    banned = {"click", "rich", "git", "tiktoken", "yaml", "filelock"}
+    env = hook_env()
+    base = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True, env=env
+    )
+    baseline = _imported(base.stderr)
+    target, payload = _body_file(git_project)
+    argv = [sys.executable, "-X", "importtime", "-m", "ccstate.hooks", "PostToolUse"]
+    run_hook("PostToolUse", payload, cwd=git_project)
+    changed = BODY.replace(
+        "def handler_3(", "def handler_3_new(request):\n    pass\ndef handler_3("
+    )
+    target.write_text(changed)
+    other = read_payload(git_project, git_project / "app.py", "print('hello')\n")
+    for body in (BODY, changed):  # a notice, then (after another Read: no escape hatch) a diff
+        step = read_payload(git_project, target, body)
+        proc = subprocess.run(argv, input=json.dumps(step), capture_output=True, text=True, env=env)
+        out = json.loads(proc.stdout)["hookSpecificOutput"]["updatedToolOutput"]["file"]["content"]
+        assert out.startswith("[ccstate: not file content]")
+        imported = _imported(proc.stderr) - baseline
+        assert "ccstate" in imported and not imported & (slow | banned), imported & (slow | banned)
+        run_hook("PostToolUse", other, cwd=git_project)
+    assert "changed since your Read #1" in out

@@ -25,11 +25,14 @@ def test_capsule_is_byte_identical_for_identical_state(git_project: Path) -> Non
     assert capsule(git_project) == capsule(git_project) == capsule(git_project, "compact")
 
 
-def test_capsule_points_at_decisions_when_present(git_project: Path) -> None:
-    (git_project / "DECISIONS.md").write_text("# Decisions\n")
-    assert capsule(git_project).endswith(
-        "- decisions: DECISIONS.md; cite entries by ID (D1, D2, ...)"
+def test_capsule_indexes_active_decisions(git_project: Path) -> None:
+    (git_project / "DECISIONS.md").write_text(
+        "# Decisions\n\n## D1: Use tabs\n\n- Status: superseded by D2\n\n"
+        "## D2: Use spaces\n\n- Status: active\n\n**Decision:** Four spaces.\n"
     )
+    text = capsule(git_project)
+    assert "\n  - D2: Use spaces" in text  # one line per active decision: ID + title
+    assert "D1" not in text and "Four spaces" not in text  # never superseded ones, never bodies
 
 
 def test_capsule_can_be_switched_off(git_project: Path) -> None:

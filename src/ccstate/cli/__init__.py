@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import importlib
 import json
 import sys
 import traceback
@@ -54,7 +55,34 @@ def resolve_project(project: Path | None) -> Path:
     return paths.find_project_root(project or Path.cwd())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# command name -> module in ccstate.cli that registers it on `cli` when imported. Commands
+# load lazily: `ccstate report` should not pay for importing lint, git or tiktoken code.
+COMMAND_MODULES: dict[str, str] = {
+    "decide": "decisions_cmd",
+    "decisions": "decisions_cmd",
+    "doctor": "doctor_cmd",
+    "handoff": "handoff_cmd",
+    "init": "init_cmd",
+    "lint": "lint_cmd",
+    "replay": "replay_cmd",
+    "report": "report_cmd",
+    "split": "split_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a command's module only when that command runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMAND_MODULES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(f"ccstate.cli.{COMMAND_MODULES[cmd_name]}")
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ccstate")
 def cli() -> None:
     """Keep a Claude Code project's working state outside the context window.
@@ -94,11 +122,10 @@ def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=True))
 
 
-# One module per command (or command group); each registers itself on `cli` when imported.
-# Keep this list sorted; add a line when you add a module.
-from ccstate.cli import (  # noqa: E402
-    doctor_cmd,
-    init_cmd,
-)
+def load_all_commands() -> None:
+    """Import every command module (for tests and docs; the CLI itself loads lazily)."""
+    for module in sorted(set(COMMAND_MODULES.values())):
+        importlib.import_module(f"ccstate.cli.{module}")
 
-__all__ = ["cli", "doctor_cmd", "init_cmd", "main"]
+
+__all__ = ["cli", "echo_json", "handle_errors", "load_all_commands", "main", "project_option"]

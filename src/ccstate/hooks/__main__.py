@@ -89,13 +89,27 @@ def _fail(
 
         max_bytes = int(config.load_for_hook(project, state).get("log.max_bytes"))
         line = f"ccstate {__version__} {event or '?'} failed: {type(exc).__name__}: {exc}"
-        details = traceback.format_exc() + f"payload (first {hooklog.PAYLOAD_HEAD} chars): "
-        details += payload[: hooklog.PAYLOAD_HEAD] or "<empty>"
+        line, trace, head = _redacted(project, line, traceback.format_exc(), payload)
+        details = trace + f"payload (first {hooklog.PAYLOAD_HEAD} chars): " + (head or "<empty>")
         hooklog.append_log(state, line, details=details, max_bytes=max_bytes, now=now)
         name = event if event in HANDLERS else "unknown"
         hooklog.write_heartbeat(state, name, f"error: {type(exc).__name__}", now=now)
     except Exception:
         pass  # nothing may escape the guard
+
+
+def _redacted(project: str, line: str, trace: str, payload: str) -> tuple[str, str, str]:
+    """The log must not keep secrets from a payload (#4): redact first, then cut to the head."""
+    from pathlib import Path
+
+    from ccstate import redact
+
+    try:
+        redactor = redact.for_project(Path(project))
+        head = redactor.redact(payload[: 2 * hooklog.PAYLOAD_HEAD])[: hooklog.PAYLOAD_HEAD]
+        return redactor.redact(line), redactor.redact(trace), head
+    except Exception:  # e.g. an unreadable .env: keep the error, withhold the payload
+        return line, trace, "<withheld: redaction failed>"
 
 
 def _project_guess(environ: Mapping[str, str]) -> str:

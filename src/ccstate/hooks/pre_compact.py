@@ -1,4 +1,7 @@
-"""PreCompact: no-op in this release; the feature issues add their work here."""
+"""PreCompact: write the session's handoff before the context is summarised (#4).
+
+PreCompact can fire 2-4 times for one compaction: the write is idempotent.
+"""
 
 from __future__ import annotations
 
@@ -7,4 +10,36 @@ from ccstate.hooks import HookEnv
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
-    return HookResult.noop()
+    ledger = _ledger_epoch(inp, env)  # first: forgetting must not depend on the handoff
+    return HookResult.noop(**_handoff(inp, env), **ledger, trigger=inp.trigger)
+
+
+def _ledger_epoch(inp: HookInput, env: HookEnv) -> dict[str, object]:
+    """The context is about to be summarised: the read ledger forgets what it held (#3)."""
+    from ccstate import ledger_store
+
+    return ledger_store.on_lifecycle(
+        env.state,
+        "PreCompact",
+        inp.session_id,
+        None,
+        now=env.now,
+        store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
+        log_max_bytes=int(env.config.get("log.max_bytes")),
+    )
+
+
+def _handoff(inp: HookInput, env: HookEnv) -> dict[str, object]:
+    if not env.config.get("handoff.enabled"):
+        return {"handoff": "disabled"}
+    from ccstate import handoff_store
+
+    return handoff_store.write_for_hook(
+        env.project_dir,
+        env.state_dir,
+        env.config,
+        inp.session_id,
+        inp.transcript_path,
+        event="PreCompact",
+        now=env.now,
+    )

@@ -8,11 +8,22 @@ from ccstate.hooks import HookEnv
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
+    _ledger_epoch(inp, env)  # first: forgetting must not depend on anything else
     notice = _venv_notice(env)
+    if env.config.get("handoff.enabled"):
+        handoff.record_start(env.project_dir, env.state_dir, inp.session_id)
     if not env.config.get("capsule.enabled"):
         return HookResult(system_message=notice or None, detail={"source": inp.source})
     sections = [
-        handoff.capsule_section(env.project_dir, env.state_dir, env.config, inp.source),
+        _ledger_section(inp, env),
+        handoff.capsule_section(
+            env.project_dir,
+            env.state_dir,
+            env.config,
+            inp.source,
+            session_id=inp.session_id,
+            now=env.now,
+        ),
         decisions.capsule_section(env.project_dir, env.config),
         claude_md.capsule_section(env.project_dir, env.state_dir, env.config),
     ]
@@ -23,6 +34,27 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
         system_message=notice or None,
         detail={"source": inp.source, "capsule_chars": len(text)},
     )
+
+
+def _ledger_epoch(inp: HookInput, env: HookEnv) -> None:
+    """Compaction and resume start a new read-ledger epoch; startup and /clear prune it."""
+    from ccstate import ledger_store
+
+    ledger_store.on_lifecycle(
+        env.state,
+        "SessionStart",
+        inp.session_id,
+        inp.source,
+        now=env.now,
+        store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
+        log_max_bytes=int(env.config.get("log.max_bytes")),
+    )
+
+
+def _ledger_section(inp: HookInput, env: HookEnv) -> list[str]:
+    from ccstate import ledger_store
+
+    return ledger_store.capsule_section(env.state, env.project, inp.session_id, inp.source)
 
 
 def _venv_notice(env: HookEnv) -> str:
