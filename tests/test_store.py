@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import stat
-import time
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,45 +38,48 @@ def test_state_dir_ignores_itself(tmp_path: Path) -> None:
     assert (state / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
-def _hold_lock(path: str, seconds: float, ready: multiprocessing.synchronize.Event) -> None:
-    with store.file_lock(Path(path)):
-        ready.set()
-        time.sleep(seconds)
+HOLD = """
+import sys, time
+from pathlib import Path
+from ccstate import store
+with store.file_lock(Path(sys.argv[1])):
+    print("locked", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+INCREMENT = """
+import sys
+from pathlib import Path
+from ccstate import store
+target = Path(sys.argv[1])
+for _ in range(int(sys.argv[2])):
+    with store.file_lock(target, timeout=30):
+        data = store.read_json(target) or {"n": 0}
+        data["n"] += 1
+        store.atomic_write_json(target, data)
+"""
 
 
 def test_lock_excludes_other_processes_and_times_out(tmp_path: Path) -> None:
     target = tmp_path / "state.json"
-    ready = multiprocessing.get_context("spawn").Event()
-    holder = multiprocessing.get_context("spawn").Process(
-        target=_hold_lock, args=(str(target), 3.0, ready)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(target), "3"], stdout=subprocess.PIPE, text=True
     )
-    holder.start()
     try:
-        assert ready.wait(20)
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
         expected = r"state\.json\.lock: still locked after 0\.2s"
         with pytest.raises(StateError, match=expected), store.file_lock(target, timeout=0.2):
             pass
     finally:
-        holder.join()
+        holder.wait(30)
     with store.file_lock(target, timeout=0.2):
         pass
 
 
-def _increment(path: str, times: int) -> None:
-    target = Path(path)
-    for _ in range(times):
-        with store.file_lock(target, timeout=30):
-            data = store.read_json(target) or {"n": 0}
-            data["n"] += 1
-            store.atomic_write_json(target, data)
-
-
 def test_locked_read_modify_write_loses_no_update(tmp_path: Path) -> None:
     target = tmp_path / "counter.json"
-    ctx = multiprocessing.get_context("spawn")
-    workers = [ctx.Process(target=_increment, args=(str(target), 25)) for _ in range(4)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(60)
+    workers = [
+        subprocess.Popen([sys.executable, "-c", INCREMENT, str(target), "25"]) for _ in range(4)
+    ]
+    assert [worker.wait(60) for worker in workers] == [0, 0, 0, 0]
     assert json.loads(target.read_text()) == {"n": 100}
