@@ -45,7 +45,7 @@ def test_init_twice_changes_nothing_the_second_time(git_project: Path) -> None:
     assert [line.split()[0] for line in out.splitlines()] == ["skip"] * 6
     assert settings.read_bytes() == before
     commands = json.loads(before)["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert commands == f"{sys.executable} -m ccstate.hooks SessionStart"
+    assert commands == wiring.project_command(sys.executable, "SessionStart")
 
 
 def test_init_merges_into_existing_settings(git_project: Path) -> None:

@@ -135,10 +135,10 @@ def test_link_runs_the_installed_version(installed: Installed) -> None:
 
 def test_project_settings_run_every_hook_from_the_venv(installed: Installed) -> None:
     settings = json.loads(installed.settings_after_first)
-    venv_python = installed.venv / "bin" / "python"
+    hook_script = installed.venv / "bin" / "ccstate-hook"  # the venv's console script
     for event in EVENTS:
         commands = [h["command"] for group in settings["hooks"][event] for h in group["hooks"]]
-        assert f"{venv_python} -m ccstate.hooks {event}" in commands, (event, commands)
+        assert f"{hook_script} {event}" in commands, (event, commands)
     assert (installed.project / ".ccstate.yaml").is_file()
 
 

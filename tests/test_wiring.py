@@ -47,6 +47,19 @@ def test_merge_is_idempotent_and_replaces_an_old_interpreter() -> None:
     assert len(commands) == len(wiring.HOOK_SPECS)
 
 
+def test_the_console_script_beside_the_interpreter_is_preferred(tmp_path: Path) -> None:
+    python = tmp_path / "venv bin" / "python"
+    python.parent.mkdir()
+    python.touch()
+    assert wiring.project_command(str(python), "PostToolUse") == (
+        f"'{python}' -m ccstate.hooks PostToolUse"
+    )
+    (python.parent / "ccstate-hook").touch()
+    assert wiring.project_command(str(python), "PostToolUse") == (
+        f"'{python.parent / 'ccstate-hook'}' PostToolUse"
+    )
+
+
 def test_interpreter_paths_with_spaces_are_quoted() -> None:
     assert wiring.project_command("/a b/python", "PreCompact") == (
         "'/a b/python' -m ccstate.hooks PreCompact"

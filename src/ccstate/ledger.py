@@ -11,12 +11,12 @@ Standard library only: the PostToolUse hook imports this module.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ccstate import ledger_text
 from ccstate.ledger_records import Claim, Decision, Ledger, Options, ReadEvent, Segment
 from ccstate.ledger_text import NOTICE_TAG
+from ccstate.store import sha256_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ MAX_CONTEXT_CHARS = 9_000  # a diff rides in additionalContext (Claude Code inli
 
 
 def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
 
 
 def read_event(

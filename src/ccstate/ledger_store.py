@@ -11,7 +11,6 @@ Hot path (PostToolUse): standard library only, os.path rather than pathlib.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -50,7 +49,7 @@ def context_path(state: str, session_id: str, agent_id: str | None) -> str:
 def _safe(name: str) -> str:
     if name and len(name) <= 80 and set(name) <= _SAFE and not name.startswith("."):
         return name
-    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return store.sha256_hex(name.encode("utf-8", "surrogatepass"))[:32]
 
 
 class open_context:  # used like a function: `with open_context(...) as ctx:`
@@ -219,7 +218,7 @@ def _reset(path: str, reason: str, now: float) -> list[str]:
 def write_blob(state: str, text: str) -> str:
     """Keep `text` under its sha256 (no fsync: a torn blob fails its hash check and is skipped)."""
     data = text.encode("utf-8", "surrogatepass")
-    sha = hashlib.sha256(data).hexdigest()
+    sha = store.sha256_hex(data)
     if len(data) > MAX_BLOB_BYTES:
         return sha
     path = os.path.join(blob_dir(state), sha)
@@ -254,7 +253,7 @@ def read_blob(state: str, sha: str) -> str | None:
             data = fh.read()
     except OSError:
         return None
-    if hashlib.sha256(data).hexdigest() != sha:
+    if store.sha256_hex(data) != sha:
         return None
     return data.decode("utf-8", "surrogatepass")
 
@@ -272,7 +271,7 @@ def file_sha(path: str, cache: Mapping[str, Any] | None) -> tuple[str, list[int]
         return "", stamp
     try:
         with open(path, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest(), stamp
+            return store.sha256_hex(fh.read()), stamp
     except OSError:
         return "", stamp
 

@@ -20,11 +20,25 @@ if TYPE_CHECKING:
 
     StrPath = str | os.PathLike[str]
 
+try:  # SHA-256 from the builtin module hashlib itself falls back to: importing hashlib loads
+    # OpenSSL, about 4 ms on every PostToolUse (docs/BENCHMARKS.md). Same digests.
+    from _sha2 import sha256 as _sha256  # Python 3.12+
+except ImportError:  # pragma: no cover - depends on the Python version
+    try:
+        from _sha256 import sha256 as _sha256  # Python 3.10, 3.11
+    except ImportError:
+        from hashlib import sha256 as _sha256
+
 STATE_GITIGNORE = (
     "# ccstate machine-local state (handoffs, ledger, logs): never committed.\n"
     "# Shared project files live at the repo root: .ccstate.yaml, DECISIONS.md, CLAUDE.md.\n"
     "*\n"
 )
+
+
+def sha256_hex(data: bytes) -> str:
+    """Hex SHA-256 of `data` (hashlib's digest, without hashlib's import cost)."""
+    return _sha256(data).hexdigest()
 
 
 def ensure_state_dir(state: StrPath) -> None:

@@ -139,7 +139,8 @@ def test_project_hooks_from_ccstate_init_work_in_the_cli(claude, fake_api, proje
     fake_api.set_script([text("ok")])
     claude("hello")
     assert CAPSULE_HEAD in all_system_text(fake_api.agent_requests()[0])
-    assert heartbeat(project, "SessionEnd")["detail"]["python"] == sys.executable
+    ran_on = Path(heartbeat(project, "SessionEnd")["detail"]["python"])
+    assert ran_on.resolve() == Path(sys.executable).resolve()
 
 
 def test_marketplace_install_and_first_run_venv(
