@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ccstate import paths
 from ccstate.errors import CcstateError
+from ccstate.record import Record
 
 TYPE_CHECKING = False  # typing costs ~3 ms to import; this runs at every SessionStart
 if TYPE_CHECKING:
@@ -46,34 +47,7 @@ _BLOCK_START = re.compile(r"^\s{0,3}([-*+>#|]|\d+[.)]\s|```|~~~)")
 CONFLICT = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
 
 
-class _Value:
-    """Immutable value object: equality and repr over its slots.
-
-    Not a dataclass: `dataclasses` pulls in `inspect`, ~8 ms at every SessionStart.
-    """
-
-    __slots__: tuple[str, ...] = ()
-
-    def _init(self, **values: object) -> None:
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable")
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and all(
-            getattr(self, n) == getattr(other, n) for n in self.__slots__
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
-        return f"{type(self).__name__}({inner})"
-
-
-class Decision(_Value):
+class Decision(Record):
     """One entry's content; `number` is 0 when its heading carries no valid ID."""
 
     __slots__ = (
@@ -147,7 +121,7 @@ class Decision(_Value):
         }
 
 
-class Problem(_Value):
+class Problem(Record):
     __slots__ = ("fixable", "level", "line", "message")
     line: int  # 1-based
     level: Level
@@ -158,7 +132,7 @@ class Problem(_Value):
         self._init(line=line, level=level, message=message, fixable=fixable)
 
 
-class Entry(_Value):
+class Entry(Record):
     """A parsed entry and where it sits: lines[start] is its heading, lines[end-1] its last."""
 
     __slots__ = ("decision", "end", "field_lines", "start")
@@ -173,7 +147,7 @@ class Entry(_Value):
         self._init(decision=decision, start=start, end=end, field_lines=field_lines)
 
 
-class Log(_Value):
+class Log(Record):
     __slots__ = ("entries", "lines", "markers", "preamble_end", "problems")
     lines: tuple[str, ...]
     preamble_end: int
