@@ -212,3 +212,13 @@ def test_pre_commit_hook_triggers_on_instruction_files(path: str, runs: bool) ->
 
     (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     assert bool(re.search(hook["files"], path)) is runs
+
+
+def test_init_treats_dot_claude_claude_md_as_the_existing_index(git_project: Path) -> None:
+    index = git_project / ".claude" / "CLAUDE.md"
+    index.parent.mkdir()
+    index.write_text("# Project\n\n- `docs/x.md`: the x notes\n")
+    result = CliRunner().invoke(cli, ["init", "-C", str(git_project)])
+    assert result.exit_code == 0, result.output
+    assert "skip  .claude/CLAUDE.md  (exists" in result.stdout
+    assert not (git_project / "CLAUDE.md").exists()

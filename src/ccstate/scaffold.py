@@ -117,9 +117,12 @@ def _plan_pointer_layout(project: Path) -> list[Step]:
         settings = Config()
     topic_dir = str(settings.get("lint.topic_dir")).strip("/") or "docs/claude"
     index, topic = project / "CLAUDE.md", project / topic_dir / "workflow.md"
+    if not index.exists() and (project / ".claude" / "CLAUDE.md").exists():
+        index = project / ".claude" / "CLAUDE.md"  # Claude Code loads either as the project's
     if index.exists():
         limits = (settings.get("lint.root_max_lines"), settings.get("lint.root_max_tokens"))
-        steps = [Step(index, "skip", _existing_index(index, limits, topic_dir))]
+        rel = index.relative_to(project).as_posix()
+        steps = [Step(index, "skip", _existing_index(index, rel, limits, topic_dir))]
     else:
         text = template_text("claude-index.md").replace("{{project}}", project.name)
         text = text.replace("{{topic_dir}}", topic_dir)
@@ -135,7 +138,7 @@ def _plan_pointer_layout(project: Path) -> list[Step]:
     return steps
 
 
-def _existing_index(index: Path, limits: tuple[int, int], topic_dir: str) -> str:
+def _existing_index(index: Path, rel: str, limits: tuple[int, int], topic_dir: str) -> str:
     from ccstate import tokens
 
     text = index.read_text(encoding="utf-8", errors="replace")
@@ -144,6 +147,6 @@ def _existing_index(index: Path, limits: tuple[int, int], topic_dir: str) -> str
         return "exists (kept as is; never replaced, not even by --force)"
     return (
         f"exists, {lines} lines / {count:,} tokens, over the {limits[0]}-line / "
-        f"{limits[1]:,}-token budget: run 'ccstate split CLAUDE.md' to move long sections "
+        f"{limits[1]:,}-token budget: run 'ccstate split {rel}' to move long sections "
         f"into {topic_dir}/"
     )
