@@ -31,17 +31,27 @@ def iter_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict[st
             stats.lines += 1
             if not line.strip():
                 continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                record = None
-            if not isinstance(record, dict):
-                stats.skipped += 1
-                if len(stats.skipped_lines) < 20:
-                    stats.skipped_lines.append(number)
-                continue
-            stats.records += 1
-            yield record
+            record = _count(stats, number, _loads(line))
+            if record is not None:
+                yield record
+
+
+def _loads(line: str | bytes) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def _count(stats: ReadStats, number: int, record: Any) -> dict[str, Any] | None:
+    """Tally one parsed line: a dict is a record; anything else is skipped (first 20 noted)."""
+    if not isinstance(record, dict):
+        stats.skipped += 1
+        if len(stats.skipped_lines) < 20:
+            stats.skipped_lines.append(number)
+        return None
+    stats.records += 1
+    return record
 
 
 def message_content(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -121,18 +131,9 @@ def iter_light_records(
                 stats.records += 1
                 continue
             record = _decode_without_tool_use_result(line) if kind == "user" else None
-            if record is None:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    record = None
-            if not isinstance(record, dict):
-                stats.skipped += 1
-                if len(stats.skipped_lines) < 20:
-                    stats.skipped_lines.append(number)
-                continue
-            stats.records += 1
-            yield record
+            record = _count(stats, number, record if record is not None else _loads(line))
+            if record is not None:
+                yield record
 
 
 def subagent_transcripts(main: Path) -> list[Path]:

@@ -6,12 +6,12 @@ PreCompact can fire 2-4 times for one compaction: the write is idempotent.
 from __future__ import annotations
 
 from ccstate.hookio import HookInput, HookResult
-from ccstate.hooks import HookEnv
+from ccstate.hooks import HookEnv, write_handoff
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     ledger = _ledger_epoch(inp, env)  # first: forgetting must not depend on the handoff
-    return HookResult.noop(**_handoff(inp, env), **ledger, trigger=inp.trigger)
+    return HookResult.noop(**write_handoff(inp, env, "PreCompact"), **ledger, trigger=inp.trigger)
 
 
 def _ledger_epoch(inp: HookInput, env: HookEnv) -> dict[str, object]:
@@ -26,20 +26,4 @@ def _ledger_epoch(inp: HookInput, env: HookEnv) -> dict[str, object]:
         now=env.now,
         store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
         log_max_bytes=int(env.config.get("log.max_bytes")),
-    )
-
-
-def _handoff(inp: HookInput, env: HookEnv) -> dict[str, object]:
-    if not env.config.get("handoff.enabled"):
-        return {"handoff": "disabled"}
-    from ccstate import handoff_store
-
-    return handoff_store.write_for_hook(
-        env.project_dir,
-        env.state_dir,
-        env.config,
-        inp.session_id,
-        inp.transcript_path,
-        event="PreCompact",
-        now=env.now,
     )

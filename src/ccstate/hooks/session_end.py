@@ -3,24 +3,8 @@
 from __future__ import annotations
 
 from ccstate.hookio import HookInput, HookResult
-from ccstate.hooks import HookEnv
+from ccstate.hooks import HookEnv, write_handoff
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
-    return HookResult.noop(**_handoff(inp, env), reason=inp.reason)
-
-
-def _handoff(inp: HookInput, env: HookEnv) -> dict[str, object]:
-    if not env.config.get("handoff.enabled"):
-        return {"handoff": "disabled"}
-    from ccstate import handoff_store
-
-    return handoff_store.write_for_hook(
-        env.project_dir,
-        env.state_dir,
-        env.config,
-        inp.session_id,
-        inp.transcript_path,
-        event="SessionEnd",
-        now=env.now,
-    )
+    return HookResult.noop(**write_handoff(inp, env, "SessionEnd"), reason=inp.reason)
