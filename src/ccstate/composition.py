@@ -12,8 +12,7 @@ import os
 import re
 import shlex
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 # Read kinds. "first": the thread never read the path; "after_compaction": only in an earlier
 # epoch; the three re-read kinds: the path was already delivered in this epoch, with the same
@@ -23,62 +22,103 @@ REREAD_KINDS = ("identical", "changed", "other_range")
 BASH_REPRINT_MIN_CHARS = 200  # identical short outputs ("ok", "") are not re-prints
 _PRINTERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "bat", "sed"})
 _SPLIT = re.compile(r"\|\||&&|[|;&\n]")
+_ANY_PRINTER = re.compile(r"\b(?:" + "|".join(sorted(_PRINTERS)) + r")\b")
 _UNSEEN = re.compile(r"shows only lines (\d+)-(\d+) of the (\d+)-(\d+) you asked for")
 
 
-@dataclass
-class Composition:
-    """Counters for one or more contexts; `merge` adds another one in."""
+# `ccstate report` imports this module before it forks its workers, so its classes are plain
+# ones: a dataclass costs about 0.5 ms to create, and the 21-field one below several.
+COUNTERS = (
+    "tool_count",
+    "tool_chars",
+    "read_count",
+    "read_chars",
+    "reread_files",
+    "reread_file_chars",
+)
+TOTALS = (
+    "error_count",
+    "bash_reprints",
+    "bash_reprint_chars",
+    "injections",
+    "injection_chars",
+    "injection_char_calls",  # chars x later API calls that carried them
+    "notes",  # ledger notes in additionalContext: diffs, "only lines A-B shown"
+    "note_chars",
+    "note_char_calls",
+    "notices",
+    "notice_chars",
+    "saved_chars",
+    "saved_char_calls",
+    "compact_summaries",
+    "compact_summary_chars",
+)
 
-    tool_count: Counter[str] = field(default_factory=Counter)
-    tool_chars: Counter[str] = field(default_factory=Counter)
-    error_count: int = 0
-    read_count: Counter[str] = field(default_factory=Counter)
-    read_chars: Counter[str] = field(default_factory=Counter)
-    reread_files: Counter[str] = field(default_factory=Counter)
-    reread_file_chars: Counter[str] = field(default_factory=Counter)
-    bash_reprints: int = 0
-    bash_reprint_chars: int = 0
-    injections: int = 0
-    injection_chars: int = 0
-    injection_char_calls: int = 0  # chars x later API calls that carried them
-    notes: int = 0  # ledger notes in additionalContext: diffs, "only lines A-B shown"
-    note_chars: int = 0
-    note_char_calls: int = 0
-    notices: int = 0
-    notice_chars: int = 0
-    saved_chars: int = 0
-    saved_char_calls: int = 0
-    compact_summaries: int = 0
-    compact_summary_chars: int = 0
+
+class Composition:
+    """Counters for one or more contexts (`COUNTERS` by tool, kind or path; `TOTALS`);
+    `merge` adds another one in."""
+
+    tool_count: Counter[str]
+    tool_chars: Counter[str]
+    read_count: Counter[str]
+    read_chars: Counter[str]
+    reread_files: Counter[str]
+    reread_file_chars: Counter[str]
+    error_count: int
+    bash_reprints: int
+    bash_reprint_chars: int
+    injections: int
+    injection_chars: int
+    injection_char_calls: int
+    notes: int
+    note_chars: int
+    note_char_calls: int
+    notices: int
+    notice_chars: int
+    saved_chars: int
+    saved_char_calls: int
+    compact_summaries: int
+    compact_summary_chars: int
+
+    def __init__(self) -> None:
+        for name in COUNTERS:
+            setattr(self, name, Counter())
+        for name in TOTALS:
+            setattr(self, name, 0)
 
     def merge(self, other: Composition) -> None:
-        for name, value in vars(other).items():
-            mine = getattr(self, name)
-            if isinstance(mine, Counter):
-                mine.update(value)
-            else:
-                setattr(self, name, mine + value)
+        for name in COUNTERS:
+            getattr(self, name).update(getattr(other, name))
+        for name in TOTALS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Composition) and vars(self) == vars(other)
+
+    def __repr__(self) -> str:
+        return f"Composition({vars(self)!r})"
 
 
-@dataclass
-class _Delivery:
+class _Delivery(NamedTuple):
     range_key: tuple[Any, Any]
     digest: int
     chars: int
     lines: int
 
 
-@dataclass
 class Thread:
     """What one context (main thread or one subagent) has been given in its current epoch."""
 
-    epoch: int = 0
-    calls: int = 0  # API calls so far in this epoch
-    delivered: dict[str, list[_Delivery]] = field(default_factory=dict)
-    seen_before: set[str] = field(default_factory=set)  # paths read in earlier epochs
-    printed: set[str] = field(default_factory=set)
-    outputs: set[int] = field(default_factory=set)
+    __slots__ = ("calls", "delivered", "epoch", "outputs", "printed", "seen_before")
+
+    def __init__(self) -> None:
+        self.epoch = 0
+        self.calls = 0  # API calls so far in this epoch
+        self.delivered: dict[str, list[_Delivery]] = {}
+        self.seen_before: set[str] = set()  # paths read in earlier epochs
+        self.printed: set[str] = set()
+        self.outputs: set[int] = set()
 
     def new_epoch(self) -> None:
         self.seen_before.update(self.delivered)
@@ -89,19 +129,21 @@ class Thread:
         self.calls = 0
 
 
-@dataclass
 class Tracker:
     """Feeds tool results and injections of one transcript into a Composition."""
 
-    notice_prefixes: tuple[str, ...]
-    capsule_header: str
-    note_tag: str = "[ccstate]"
-    comp: Composition = field(default_factory=Composition)
-    threads: dict[str, Thread] = field(default_factory=dict)
-    # (thread, epoch, calls at the time, chars, kind) settled into char-calls by `finish`
-    _pending: list[tuple[str, int, int, int, str]] = field(default_factory=list)
-    _final_calls: dict[tuple[str, int], int] = field(default_factory=dict)
-    _last_read: tuple[str, str, str] | None = None  # (thread, path, kind) of the latest Read
+    def __init__(
+        self, notice_prefixes: tuple[str, ...], capsule_header: str, note_tag: str = "[ccstate]"
+    ) -> None:
+        self.notice_prefixes = notice_prefixes
+        self.capsule_header = capsule_header
+        self.note_tag = note_tag
+        self.comp = Composition()
+        self.threads: dict[str, Thread] = {}
+        # (thread, epoch, calls at the time, chars, kind) settled into char-calls by `finish`
+        self._pending: list[tuple[str, int, int, int, str]] = []
+        self._final_calls: dict[tuple[str, int], int] = {}
+        self._last_read: tuple[str, str, str] | None = None  # (thread, path, kind), latest Read
 
     def thread(self, key: str) -> Thread:
         found = self.threads.get(key)
@@ -256,6 +298,8 @@ class Tracker:
 def printed_paths(command: str, cwd: str) -> list[str]:
     """Files a shell command prints whole or in part (`cat F`, `head -n 5 F`, `sed -n 1,9p F`)."""
     paths: list[str] = []
+    if _ANY_PRINTER.search(command) is None:  # most commands (git, pytest, ...) print no file
+        return paths
     for segment in _SPLIT.split(command):
         first = segment.split(None, 1)
         if not first or os.path.basename(first[0]) not in _PRINTERS:

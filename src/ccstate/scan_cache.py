@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -88,8 +88,8 @@ class ScanCache:
 
 def to_json(scan: FileScan) -> dict[str, Any]:
     data = {f.name: getattr(scan, f.name) for f in fields(scan)}
-    data["turns"] = [[getattr(t, f.name) for f in fields(Turn)] for t in scan.turns.values()]
-    data["compactions"] = [asdict(c) for c in scan.compactions]
+    data["turns"] = [list(t) for t in scan.turns.values()]
+    data["compactions"] = [c._asdict() for c in scan.compactions]
     data["composition"] = {k: v for k, v in vars(scan.composition).items()}
     return data
 

@@ -8,8 +8,7 @@ the session is live) is skipped and counted. Standard library only.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,9 +35,9 @@ def iter_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict[st
                 yield record
 
 
-def _loads(line: str | bytes) -> Any:
+def _loads(line: str | bytes | memoryview) -> Any:
     try:
-        return json.loads(line)
+        return json.loads(line if isinstance(line, (str, bytes)) else bytes(line))
     except ValueError:
         return None
 
@@ -71,45 +70,82 @@ def message_content(record: dict[str, Any]) -> list[dict[str, Any]]:
 # `ccstate report` reads tens of MB per run. Most bytes are in two places it does not need:
 # `progress` records (2.1.x streams subagent activity into them) and a user record's
 # `toolUseResult`, a second copy of the tool output that `message.content` already holds.
-# `iter_light_records` skips both without decoding them and falls back to a full parse
-# whenever the cheap checks are not sure.
+# `iter_light_records` skips both without decoding them, decodes the rest with orjson (about
+# 2x the standard library's speed on this corpus) straight from its read buffer, and falls
+# back to a full standard-library parse whenever a cheap check or orjson is not sure, so
+# nothing is lost but speed. Claude Code writes compact JSON (`"type":"progress"`); a record
+# written otherwise is decoded in full, which gives the same result.
 
 SUBAGENTS_DIR = "subagents"
-_TOP_TYPE = re.compile(rb'"type"\s*:\s*"([A-Za-z0-9_-]{1,40})"')
-_TOOL_USE_RESULT = re.compile(rb'"toolUseResult"\s*:')
+_TYPE_KEY = b'"type":"'
+_PROGRESS = b'"type":"progress"'
+_TOOL_USE_RESULT = b'"toolUseResult"'
 _CHEAP_PREFIX = 2048  # where to look for the top-level "type" key
+_SKIPPED = object()
+_SHORT = 4096  # bytes: lines up to this long are decoded whole, without cheap checks first
+_CHUNK = 1 << 23  # bytes read at a time: files of any size stream through 8 MiB
+_WHITESPACE = b" \t\r\n"
 
 
-def _at_top_level(prefix: bytes) -> bool:
-    """True when `prefix` (a record's start) holds one `{` and no other bracket: the end of
-    it is then at the top level, whatever the strings in it hold. False means "not sure"."""
-    return prefix.count(b"{") == 1 and not any(c in prefix for c in (b"[", b"]", b"}"))
+def _at_top_level(line: bytes | bytearray, start: int, end: int) -> bool:
+    """True when `line[start:end]` (a record's start) holds one `{` and no other bracket: its
+    end is then at the top level, whatever the strings in it hold. False: "not sure"."""
+    return (
+        line.count(b"{", start, end) == 1
+        and line.find(b"}", start, end) < 0
+        and line.find(b"[", start, end) < 0
+        and line.find(b"]", start, end) < 0
+    )
 
 
-def top_level_type(line: bytes) -> str | None:
-    """The record's `type` when it appears early at the top level, else None (parse to know)."""
-    match = _TOP_TYPE.search(line, 0, _CHEAP_PREFIX)
-    if match is None or not _at_top_level(line[: match.start()]):
+def top_level_type(line: bytes | bytearray, start: int = 0, end: int = -1) -> str | None:
+    """The record's `type` when it appears early at the top level, else None (decode to know).
+
+    `line[start:end]` is the record (end -1: the whole line); only compact `"type":"…"` is
+    recognised this cheaply.
+    """
+    if end < 0:
+        end = len(line)
+    at = line.find(_TYPE_KEY, start, start + _CHEAP_PREFIX)
+    if at < 0 or at >= end or not _at_top_level(line, start, at):
         return None
-    return match.group(1).decode("ascii")
+    value_start = at + len(_TYPE_KEY)
+    value_end = line.find(b'"', value_start, value_start + 64)
+    if value_end < 0 or value_end >= end:
+        return None
+    return line[value_start:value_end].decode("ascii", "replace")
 
 
-def _decode_without_tool_use_result(line: bytes) -> Any:
-    """A user record minus `toolUseResult` and the keys after it; None when unsure.
+def fast_loads() -> Callable[[bytes | memoryview], Any]:
+    """orjson's decoder when installed, else `_loads` (which never raises). What orjson
+    refuses (lone surrogates, NaN, integers over 64 bits) goes to `_loads`. Call it before
+    forking workers: they then share the import."""
+    try:
+        from orjson import loads
+    except ImportError:  # a python3 without the dependency: the same result, slower
+        return _loads
+    return loads
+
+
+def _decode(loads: Callable[[memoryview], Any], view: memoryview) -> Any:
+    try:
+        return loads(view)
+    except ValueError:
+        return _loads(view)
+
+
+def _comma_before_tool_use_result(buf: bytearray, start: int, end: int) -> int:
+    """Where the `,` before a `"toolUseResult"` key of `buf[start:end]` is, or -1.
 
     No depth check is needed: cut anywhere but at the top level, the head is not valid JSON.
     """
-    match = _TOOL_USE_RESULT.search(line)
-    if match is None:
-        return None
-    head = line[: match.start()].rstrip()
-    if not head.endswith(b","):
-        return None
-    try:
-        record = json.loads(head[:-1] + b"}")
-    except ValueError:
-        return None
-    return record if isinstance(record, dict) and "message" in record else None
+    at = buf.find(_TOOL_USE_RESULT, start, end)
+    if at < 0:
+        return -1
+    at -= 1
+    while at > start and buf[at] in _WHITESPACE:
+        at -= 1
+    return at if at > start and buf[at] == 0x2C else -1  # 0x2C: ","
 
 
 def iter_light_records(
@@ -118,22 +154,81 @@ def iter_light_records(
     """Like `iter_records`, but skips records whose top-level `type` is in `skip_types` and
     returns user records without `toolUseResult` (and any keys after it).
 
-    A record whose type cannot be told cheaply is parsed in full, so nothing is lost but speed.
+    Lines are decoded from the read buffer (no copy per line). Long lines get cheap checks
+    first; a record whose type they cannot tell is decoded in full and then skipped.
     """
     stats = stats if stats is not None else ReadStats()
-    with path.open("rb") as fh:
-        for number, line in enumerate(fh, start=1):
-            stats.lines += 1
-            if line.isspace():  # stops at the first other byte: no copy of a long line
-                continue
-            kind = top_level_type(line)
-            if kind is not None and kind in skip_types:
-                stats.records += 1
-                continue
-            record = _decode_without_tool_use_result(line) if kind == "user" else None
-            record = _count(stats, number, record if record is not None else _loads(line))
-            if record is not None:
-                yield record
+    loads = fast_loads()
+    progress = "progress" in skip_types  # the most common record, skipped on short lines too
+    number = 0
+    buf = bytearray()
+    with path.open("rb", buffering=0) as fh:
+        while True:
+            chunk = fh.read(_CHUNK)
+            if not chunk:
+                if not buf:
+                    break
+                chunk = b"\n"  # a last line without its newline (a session still writing)
+            buf += chunk
+            view = memoryview(buf)
+            pos = 0
+            try:
+                while (nl := buf.find(b"\n", pos)) >= 0:  # the hot loop: one pass per line
+                    number += 1
+                    stats.lines += 1
+                    start, pos = pos, nl + 1
+                    if buf[start] != 0x7B and buf[start:pos].isspace():  # 0x7B: "{"
+                        continue
+                    if nl - start > _SHORT:
+                        record = _long_line(buf, view, start, nl, loads, skip_types)
+                        if record is _SKIPPED:
+                            stats.records += 1
+                            continue
+                    else:  # a full check costs about what decoding a short line does
+                        if (
+                            progress
+                            and (at := buf.find(_PROGRESS, start, nl)) >= 0
+                            and _at_top_level(buf, start, at)
+                        ):
+                            stats.records += 1
+                            continue
+                        try:
+                            record = loads(view[start:nl])
+                        except ValueError:
+                            record = _loads(view[start:nl])
+                    if isinstance(record, dict):
+                        stats.records += 1
+                        if record.get("type") not in skip_types:
+                            yield record
+                    else:
+                        _count(stats, number, record)
+            finally:
+                view.release()
+            del buf[:pos]
+
+
+def _long_line(
+    buf: bytearray,
+    view: memoryview,
+    start: int,
+    end: int,
+    loads: Callable[[memoryview], Any],
+    skip_types: frozenset[str],
+) -> Any:
+    """Decode `buf[start:end]`; `_SKIPPED` when its type is in `skip_types` (not decoded)."""
+    kind = top_level_type(buf, start, end)
+    if kind is not None and kind in skip_types:
+        return _SKIPPED
+    comma = _comma_before_tool_use_result(buf, start, end) if kind == "user" else -1
+    if comma >= 0:
+        buf[comma] = 0x7D  # "}": the record ends before toolUseResult
+        try:
+            record = _decode(loads, view[start : comma + 1])
+        finally:
+            buf[comma] = 0x2C
+        if isinstance(record, dict) and record.get("type") == "user" and "message" in record:
+            return record
+    return _decode(loads, view[start:end])
 
 
 def subagent_transcripts(main: Path) -> list[Path]:

@@ -9,11 +9,10 @@ record. Definitions: docs/REPORT.md.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ccstate import transcript
 from ccstate.composition import Composition, Tracker
@@ -37,8 +36,7 @@ SKIP_TYPES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):  # a NamedTuple: cheap to create, to pickle and to cache as a row
     """One API response: its final usage."""
 
     message_id: str
@@ -62,8 +60,7 @@ class Turn:
         return self.input + self.cache_write + self.cache_read + self.output
 
 
-@dataclass(frozen=True, slots=True)
-class Compaction:
+class Compaction(NamedTuple):
     timestamp: str
     trigger: str  # manual / auto / "unknown" (1.0.x wrote no boundary record)
     pre_tokens: int
@@ -139,7 +136,9 @@ class _Scanner:
         self.tracker = tracker
         self.tool_uses: dict[str, tuple[str, dict[str, Any]]] = {}
         self.sidechains = 0
-        self.last_main: Turn | None = None
+        # message.id -> (model, first timestamp, thread, final usage): a Turn once read through
+        self.turns: dict[str, tuple[str, str, str, dict[str, Any]]] = {}
+        self.last_main: str | None = None  # message.id of the latest main-thread response
         self.rebuild_pending = False
         self.summary_pending = False
         self.summaries: set[int] = set()
@@ -148,20 +147,25 @@ class _Scanner:
     def run(self, records: Iterable[dict[str, Any]]) -> None:
         handlers = {"assistant": self._assistant, "user": self._user, "system": self._system}
         handlers["attachment"] = self._attachment
-        for rec in records:
+        first, last, versions = self.scan.first, self.scan.last, self.versions
+        for rec in records:  # the hot loop of `ccstate report`: locals, no per-record objects
             stamp = rec.get("timestamp")
             if isinstance(stamp, str) and stamp:
-                if not self.scan.first or stamp < self.scan.first:
-                    self.scan.first = stamp
-                self.scan.last = max(self.scan.last, stamp)
+                if not first or stamp < first:
+                    first = stamp
+                if stamp > last:
+                    last = stamp
             version = rec.get("version")
             if isinstance(version, str):
-                self.versions.add(version)
-            handler = handlers.get(str(rec.get("type")))
+                versions.add(version)
+            kind = rec.get("type")
+            handler = handlers.get(kind) if isinstance(kind, str) else None
             if handler is not None:
                 handler(rec, self._thread(rec))
+        self.scan.first, self.scan.last = first, last
+        self.scan.turns = {key: _turn(key, *parts) for key, parts in self.turns.items()}
         self.scan.composition = self.tracker.finish()
-        self.scan.versions = sorted(self.versions)
+        self.scan.versions = sorted(versions)
 
     def _thread(self, rec: dict[str, Any]) -> str:
         agent = rec.get("agentId")
@@ -178,33 +182,42 @@ class _Scanner:
         message = rec.get("message")
         if not isinstance(message, dict):
             return
-        for block in transcript.message_content(rec):
-            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-                tool_input = block.get("input")
-                inp = tool_input if isinstance(tool_input, dict) else {}
-                self.tool_uses[block["id"]] = (str(block.get("name") or "unknown"), inp)
+        content = message.get("content")
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    block_id = block.get("id")
+                    if isinstance(block_id, str):
+                        tool_input = block.get("input")
+                        inp = tool_input if isinstance(tool_input, dict) else {}
+                        self.tool_uses[block_id] = (str(block.get("name") or "unknown"), inp)
         usage = message.get("usage")
         model = str(message.get("model") or "unknown")
         if not isinstance(usage, dict) or model == "<synthetic>":
             return
-        key = str(message.get("id") or rec.get("requestId") or f"no-id-{len(self.scan.turns)}")
-        earlier = self.scan.turns.get(key)
+        key = str(message.get("id") or rec.get("requestId") or f"no-id-{len(self.turns)}")
+        earlier = self.turns.get(key)
         if earlier is not None:  # the same response, a later block: keep its final usage
             self.scan.folded += 1
-            self.scan.turns[key] = _turn(key, model, earlier.timestamp, thread, usage)
+            self.turns[key] = (model, earlier[1], thread, usage)
             if thread == MAIN:
-                self.last_main = self.scan.turns[key]
+                self.last_main = key
             return
-        turn = _turn(key, model, str(rec.get("timestamp") or ""), thread, usage)
+        self.turns[key] = (model, str(rec.get("timestamp") or ""), thread, usage)
         self.tracker.api_call(thread)
         if thread == MAIN and self.rebuild_pending:
-            self._set_last_compaction(
-                rebuild_5m=turn.cache_write_5m, rebuild_1h=turn.cache_write_1h
-            )
+            write = _int(usage.get("cache_creation_input_tokens"))
+            one_hour = _one_hour(usage, write)
+            self._set_last_compaction(rebuild_5m=write - one_hour, rebuild_1h=one_hour)
             self.rebuild_pending = False
-        self.scan.turns[key] = turn
         if thread == MAIN:
-            self.last_main = turn
+            self.last_main = key
+
+    def _last_main_turn(self) -> Turn | None:
+        """The latest main-thread API response, with the final usage seen so far."""
+        if self.last_main is None:
+            return None
+        return _turn(self.last_main, *self.turns[self.last_main])
 
     def _user(self, rec: dict[str, Any], thread: str) -> None:
         blocks = transcript.message_content(rec)
@@ -214,13 +227,13 @@ class _Scanner:
             if self.summary_pending:
                 self._set_last_compaction(summary_chars=len(text))
                 self.summary_pending = False
-            elif self.last_main is None or hash(text) in self.summaries:
+            elif (last_main := self._last_main_turn()) is None or hash(text) in self.summaries:
                 # 1.0.x: a file that continues a compacted session, or a resume that restarts
                 # from a summary already counted: the context restarts, nothing is summarised.
                 self.tracker.compaction(thread)
             else:  # 1.0.x: a new summary with no boundary record before it
                 stamp = str(rec.get("timestamp") or "")
-                self._compacted(thread, "unknown", self.last_main.context, True, None, stamp)
+                self._compacted(thread, "unknown", last_main.context, True, None, stamp)
                 self._set_last_compaction(summary_chars=len(text))
             self.summaries.add(hash(text))
             return
@@ -244,7 +257,8 @@ class _Scanner:
             if isinstance(raw_pre, int):
                 pre = raw_pre
             else:  # no metadata: the context of the last main-thread turn
-                pre = self.last_main.context if self.last_main else 0
+                last_main = self._last_main_turn()
+                pre = last_main.context if last_main else 0
             trigger = str(meta.get("trigger") or "unknown")
             stamp = str(rec.get("timestamp") or "")
             post_tokens = post if isinstance(post, int) else None
@@ -270,7 +284,7 @@ class _Scanner:
     def _compacted(
         self, thread: str, trigger: str, pre: int, estimated: bool, post: int | None, stamp: str
     ) -> None:
-        model = self.last_main.model if self.last_main else ""
+        model = self.turns[self.last_main][0] if self.last_main else ""
         self.scan.compactions.append(Compaction(stamp, trigger, pre, estimated, post, model))
         self.tracker.compaction(thread)
         self.rebuild_pending = True
@@ -278,14 +292,12 @@ class _Scanner:
     def _set_last_compaction(self, **changes: Any) -> None:
         if self.scan.compactions:
             last = self.scan.compactions[-1]
-            self.scan.compactions[-1] = dataclasses.replace(last, **changes)
+            self.scan.compactions[-1] = last._replace(**changes)
 
 
 def _turn(key: str, model: str, stamp: str, thread: str, usage: dict[str, Any]) -> Turn:
     write = _int(usage.get("cache_creation_input_tokens"))
-    split = usage.get("cache_creation")
-    one_hour = _int(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else 0
-    one_hour = min(one_hour, write)
+    one_hour = _one_hour(usage, write)
     return Turn(
         message_id=key,
         model=model,
@@ -297,6 +309,14 @@ def _turn(key: str, model: str, stamp: str, thread: str, usage: dict[str, Any]) 
         cache_read=_int(usage.get("cache_read_input_tokens")),
         output=_int(usage.get("output_tokens")),
         fast=usage.get("speed") == "fast",
+    )
+
+
+def _one_hour(usage: dict[str, Any], write: int) -> int:
+    """The part of a response's cache writes made with the 1-hour TTL (at most all of them)."""
+    split = usage.get("cache_creation")
+    return (
+        min(_int(split.get("ephemeral_1h_input_tokens")), write) if isinstance(split, dict) else 0
     )
 
 
