@@ -73,6 +73,30 @@ def test_load_for_hook_caches_and_never_raises(tmp_path: Path) -> None:
     assert "using defaults" in bad.warnings[0]
 
 
+def test_load_cached_answers_from_the_hooks_cache_and_raises_on_a_bad_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, state = tmp_path, tmp_path / ".ccstate"
+    cfg_file = paths.config_path(project)
+    cfg_file.write_text("report:\n  pricing: prices.json\n")
+    assert not state.exists()
+    assert config.load_cached(project).get("report.pricing") == "prices.json"
+    assert not state.exists()  # a read-only command creates no state dir
+    state.mkdir()
+    config.load_cached(project)  # now the parse is cached for the next run
+    assert Path(paths.config_cache_path_str(str(state))).exists()
+
+    def no_yaml(text: str, filename: str) -> config.Config:
+        raise AssertionError("parsed again although the cache matches")
+
+    monkeypatch.setattr(config, "parse_text", no_yaml)
+    assert config.load_cached(project).get("report.pricing") == "prices.json"
+    monkeypatch.undo()
+    cfg_file.write_text("report:\n  pricing: [1, 2]\n")  # a changed file is parsed again
+    with pytest.raises(ConfigError, match="report.pricing"):
+        config.load_cached(project)
+
+
 def test_env_switch_turns_dedupe_off() -> None:
     cfg = config.env_overrides(config.Config(), {"CCSTATE_DEDUPE": "0"})
     assert cfg.get("dedupe.enabled") is False

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,22 +127,32 @@ def test_markers_match_the_capsule_and_the_read_ledger() -> None:
 # --------------------------------------------------------------------------- fast reader
 
 
+def _without_tool_use_result(record: dict) -> dict:
+    """A user record cut before `toolUseResult`, as the light reader may return it."""
+    if record.get("type") == "user" and "toolUseResult" in record:
+        keys = list(record)
+        return {k: record[k] for k in keys[: keys.index("toolUseResult")]}
+    return record
+
+
 def _full_minus_tool_use_result(path: Path) -> list[dict]:
-    out = []
-    for record in transcript.iter_records(path):
-        if record.get("type") in usage.SKIP_TYPES:
-            continue
-        if record.get("type") == "user" and "toolUseResult" in record:
-            keys = list(record)
-            record = {k: record[k] for k in keys[: keys.index("toolUseResult")]}
-        out.append(record)
-    return out
+    return [
+        _without_tool_use_result(record)
+        for record in transcript.iter_records(path)
+        if record.get("type") not in usage.SKIP_TYPES
+    ]
+
+
+def _light(path: Path) -> list[dict]:
+    """The light reader's records; it keeps toolUseResult on short lines (cheaper to decode
+    whole than to check), so compare without it."""
+    records = transcript.iter_light_records(path, skip_types=usage.SKIP_TYPES)
+    return [_without_tool_use_result(record) for record in records]
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.jsonl")), ids=lambda p: p.name)
 def test_light_reader_matches_the_full_parse(path: Path) -> None:
-    light = list(transcript.iter_light_records(path, skip_types=usage.SKIP_TYPES))
-    assert light == _full_minus_tool_use_result(path)
+    assert _light(path) == _full_minus_tool_use_result(path)
 
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "transcripts" / "public"
@@ -151,21 +163,73 @@ def test_light_reader_matches_the_full_parse_on_the_public_corpus() -> None:
     files = sorted(CORPUS.glob("*.jsonl"))
     assert files
     for path in files:
-        light = list(transcript.iter_light_records(path, skip_types=usage.SKIP_TYPES))
-        assert light == _full_minus_tool_use_result(path), path.name
+        assert _light(path) == _full_minus_tool_use_result(path), path.name
 
 
-def test_light_reader_falls_back_when_unsure(tmp_path: Path) -> None:
+PAD = "x" * (transcript._SHORT + 100)  # makes a line long: the cheap checks run on it
+
+
+@pytest.mark.parametrize("pad", ["", PAD], ids=["short lines", "long lines"])
+def test_light_reader_falls_back_when_unsure(tmp_path: Path, pad: str) -> None:
     path = tmp_path / "t.jsonl"
     records = [
-        {"toolUseResult": {"x": 1}, "type": "user", "message": {"content": "kept"}},
-        {"type": "user", "message": {"content": [{"toolUseResult": 1}]}, "toolUseResult": 2},
+        {"toolUseResult": {"x": 1}, "type": "user", "message": {"content": "kept"}, "p": pad},
+        {"type": "user", "message": {"content": [{"toolUseResult": 1}]}, "toolUseResult": pad},
         {"data": {"type": "progress"}, "type": "user", "message": {"content": "nested type"}},
+        {"parentUuid": None, "type": "progress", "data": {"type": "hook", "p": pad}},
+        {"message": {"type": "progress"}, "type": "progress", "p": pad},  # told after decoding
     ]
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    got = list(transcript.iter_light_records(path, skip_types=frozenset({"progress"})))
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    stats = transcript.ReadStats()
+    got = list(transcript.iter_light_records(path, stats, skip_types=frozenset({"progress"})))
     assert [r["message"]["content"] for r in got] == ["kept", [{"toolUseResult": 1}], "nested type"]
-    assert "toolUseResult" in got[0]  # it came first: parsed in full
+    assert "toolUseResult" in got[0]  # it came first: decoded in full
+    assert (stats.lines, stats.records, stats.skipped) == (5, 5, 0)
+
+
+def test_light_reader_drops_tool_use_result_from_long_user_lines(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    record = {"type": "user", "message": {"content": "m"}, "toolUseResult": PAD, "after": 1}
+    path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
+    assert list(transcript.iter_light_records(path)) == [
+        {"type": "user", "message": {"content": "m"}}
+    ]
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 23])
+def test_light_reader_streams_across_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """Lines split over reads, blank and whitespace lines, a malformed and a partial last line
+    read as `iter_records` reads them, whatever the read size."""
+    monkeypatch.setattr(transcript, "_CHUNK", chunk)
+    path = tmp_path / "t.jsonl"
+    lines = [
+        json.dumps({"type": "user", "message": {"content": "a" * 40}, "toolUseResult": PAD}),
+        "",
+        "   \t",
+        json.dumps({"type": "assistant", "message": {"content": "é → ü", "id": "m1"}}),
+        "{not json",
+        "[1, 2]",
+        json.dumps({"type": "system", "content": PAD}) + "\r",
+        '{"type": "user", "message": {"content": "cut off',
+    ]
+    path.write_bytes("\n".join(lines).encode())
+    full_stats, light_stats = transcript.ReadStats(), transcript.ReadStats()
+    full = [_without_tool_use_result(r) for r in transcript.iter_records(path, full_stats)]
+    light = [_without_tool_use_result(r) for r in transcript.iter_light_records(path, light_stats)]
+    assert light == full
+    assert [r["type"] for r in light] == ["user", "assistant", "system"]
+    assert light_stats == full_stats
+    assert (light_stats.lines, light_stats.skipped_lines) == (8, [5, 6, 8])
+
+
+def test_light_reader_falls_back_to_json_for_what_orjson_refuses(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"type": "system", "content": "\\ud800 lone", "n": NaN}\n')
+    [record] = transcript.iter_light_records(path)
+    assert record["content"] == "\ud800 lone"
+    assert record["n"] != record["n"]  # NaN, as json reads it
 
 
 def test_top_level_type_is_only_trusted_at_the_top() -> None:
@@ -261,3 +325,37 @@ def test_config_pricing_file_overrides_prices(git_project: Path) -> None:
     (git_project / ".ccstate.yaml").write_text("report:\n  pricing: missing.json\n")
     code, _, err = invoke("report", target, "-C", str(git_project))
     assert code == 1 and "missing.json: pricing file cannot be read" in err
+
+
+# --------------------------------------------------------------------------- the real process
+
+
+def run_report(*args: str, cwd: Path = FIXTURES) -> subprocess.CompletedProcess[str]:
+    """`python -m ccstate report ...` as a user runs it: workers forked, fast exit and all."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "ccstate", "report", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("jobs", ["1", "3"])
+def test_the_console_entry_point_prints_the_whole_report(jobs: str) -> None:
+    """Three workers share the files of `projects` (the parent scans too); the output is
+    complete although the process ends with os._exit."""
+    proc = run_report("projects", "--json", "--no-cache", "--jobs", jobs)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    golden = json.loads((FIXTURES / "projects.report.json").read_text())
+    assert json.loads(proc.stdout) == golden
+
+
+def test_an_error_still_exits_through_click(tmp_path: Path) -> None:
+    proc = run_report("--session", "no-such-session", "--json", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "No transcript for session no-such-session" in proc.stderr

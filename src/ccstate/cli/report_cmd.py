@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import os
 import sys
@@ -13,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ccstate import paths
-from ccstate.cli import cli, handle_errors, project_option, resolve_project
+from ccstate.cli import cli, handle_errors, project_option, request_fast_exit, resolve_project
 from ccstate.errors import CcstateError
 
 if TYPE_CHECKING:
-    from ccstate import usage
+    from ccstate import pricing, usage
 
 PARALLEL_MIN_BYTES = 4 << 20  # below this a worker pool costs more than it saves
 
@@ -67,14 +68,20 @@ def report_cmd(
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    from ccstate import pricing, report  # here, not at import: every ccstate command loads cli/
-
     root = resolve_project(project)
     files = select_transcripts(transcripts, session_id, all_projects, root, os.environ)
-    table = pricing.load_pricing(_pricing_path(pricing_file, root))
+    tables: list[pricing.PricingTable] = []
+
+    def prepare() -> None:  # runs while the workers scan: these imports cost no wall time
+        from ccstate import pricing, report  # noqa: F401  (report: imported for later)
+
+        tables.append(pricing.load_pricing(_pricing_path(pricing_file, root)))
+
     quiet = as_json or as_csv
-    scans = _scan_all(files, jobs, progress=not quiet, use_cache=not no_cache)
-    result = report.build_report(scans, table)
+    scans = _scan_all(files, jobs, progress=not quiet, use_cache=not no_cache, meanwhile=prepare)
+    from ccstate import report  # here, not at import: every ccstate command loads cli/
+
+    result = report.build_report(scans, tables[0])
     if as_json:  # one line: the C encoder (indent= would make it ~10x slower on big reports)
         click.echo(json.dumps(report.report_json(result, top), sort_keys=True))
     elif as_csv:
@@ -83,6 +90,7 @@ def report_cmd(
         from ccstate.cli import report_render
 
         report_render.render(result, top)
+    request_fast_exit()  # all written; the workers are reaped, no lock or file is held
 
 
 def select_transcripts(
@@ -132,60 +140,58 @@ def _with_subagents(main: Path) -> list[Path]:
 def _pricing_path(option: Path | None, root: Path) -> Path | None:
     if option is not None:
         return option
-    from ccstate.config import load_config
+    from ccstate import config
 
-    configured = str(load_config(root).get("report.pricing") or "")
+    configured = str(config.load_cached(root).get("report.pricing") or "")
     return (root / configured) if configured else None
 
 
 def _scan_all(
-    files: list[Path], jobs: int | None, *, progress: bool, use_cache: bool
+    files: list[Path],
+    jobs: int | None,
+    *,
+    progress: bool,
+    use_cache: bool,
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> list[usage.FileScan]:
-    from ccstate import scan_cache, usage
+    """The scans of `files`: from the cache or read, over several processes when they are
+    big. `meanwhile` runs in this process once the workers have started."""
+    from ccstate import fanout, transcript, usage
 
     prefixes = usage.notice_prefixes()
-    cache = scan_cache.ScanCache(scan_cache.default_path(), prefixes) if use_cache else None
+    cache = None
+    if use_cache:
+        from ccstate import scan_cache
+
+        cache = scan_cache.ScanCache(scan_cache.default_path(), prefixes)
     done = {f: cache.get(f) for f in files} if cache is not None else {}
-    todo = [f for f in files if done.get(f) is None]
-    size = sum(_size(f) for f in todo)
-    auto = min(len(todo), os.cpu_count() or 1) if size >= PARALLEL_MIN_BYTES else 1
-    workers = jobs or auto
-    if workers > 1 and len(todo) > 1:
-        fresh = _scan_parallel(todo, workers, prefixes, progress)
-    else:
-        fresh = {}
-        with _progress(len(todo), size, enabled=progress) as advance:
-            for f in todo:
-                fresh[f] = usage.scan_file(f, prefixes)
-                advance(_size(f))
+    todo = sorted((f for f in files if done.get(f) is None), key=_size, reverse=True)
+    sizes = [_size(f) for f in todo]  # big files first: the workers end together
+    auto = min(len(todo), os.cpu_count() or 1) if sum(sizes) >= PARALLEL_MIN_BYTES else 1
+    transcript.fast_loads()  # import the decoder once, before any fork
+    bar = _Progress(len(todo), sum(sizes), enabled=progress)
+
+    def started() -> None:
+        meanwhile()
+        bar.start()
+
+    try:  # the bar's thread starts after the forks: forking a threaded process can deadlock
+        scans = fanout.fan_out(
+            functools.partial(usage.scan_file, prefixes=prefixes),
+            todo,
+            jobs or auto,
+            on_result=lambda index, _scan: bar.advance(sizes[index]),
+            after_fork=started,
+        )
+    finally:
+        bar.stop()
+    fresh = dict(zip(todo, scans, strict=True))
     if cache is not None:
         for f, scan in fresh.items():
             cache.put(f, scan)
         cache.save()
     done.update(fresh)
     return [s for f in files if (s := done[f]) is not None]
-
-
-def _scan_parallel(
-    files: list[Path], workers: int, prefixes: tuple[str, ...], progress: bool
-) -> dict[Path, usage.FileScan]:
-    import concurrent.futures
-    import multiprocessing
-
-    from ccstate import usage
-
-    by_size = sorted(files, key=_size, reverse=True)  # big files first: the pool ends together
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    results = {}
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        # submit before the progress bar starts its thread: a fork pool forks its workers at the
-        # first submit, and forking a process that runs other threads can deadlock the child
-        futures = {pool.submit(usage.scan_file, f, prefixes): f for f in by_size}
-        with _progress(len(files), sum(map(_size, files)), enabled=progress) as advance:
-            for future in concurrent.futures.as_completed(futures):
-                results[futures[future]] = future.result()
-                advance(_size(futures[future]))
-    return results
 
 
 def _size(path: Path) -> int:
@@ -195,7 +201,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-class _progress:
+class _Progress:
     """A rich progress bar over bytes read, on stderr, only for a terminal and many files."""
 
     def __init__(self, count: int, size: int, *, enabled: bool) -> None:
@@ -204,9 +210,9 @@ class _progress:
         self._bar: Any = None
         self._task: Any = None
 
-    def __enter__(self) -> Callable[[int], None]:
+    def start(self) -> None:
         if not self.enabled:
-            return lambda n: None
+            return
         from rich.console import Console
         from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
@@ -219,8 +225,12 @@ class _progress:
         )
         self._bar.start()
         self._task = self._bar.add_task("read", total=self.size)
-        return lambda n: self._bar.advance(self._task, n)
 
-    def __exit__(self, *exc: object) -> None:
+    def advance(self, size: int) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, size)
+
+    def stop(self) -> None:
         if self._bar is not None:
             self._bar.stop()
+            self._bar = None
