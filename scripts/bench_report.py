@@ -106,8 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         spread = f"{min(times[name]):.3f}-{max(times[name]):.3f}"
         print(f"{name:<44} wall {value:.3f} s (range {spread}), CPU {cpu_medians[name]:.3f} s")
     for name in (COLD, WARM):
+        paired = statistics.median(n / c for n, c in zip(times[NPM], times[name], strict=True))
         print(
-            f"ccusage (npm) / {name}: wall {medians[NPM] / medians[name]:.2f}x, "
+            f"ccusage (npm) / {name}: wall {medians[NPM] / medians[name]:.2f}x "
+            f"(median of per-round ratios {paired:.2f}x), "
             f"CPU {cpu_medians[NPM] / cpu_medians[name]:.2f}x"
         )
     return 0

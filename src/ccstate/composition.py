@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 # range and identical text / the same range and different text / another range.
 READ_KINDS = ("first", "after_compaction", "identical", "changed", "other_range", "ccstate")
 REREAD_KINDS = ("identical", "changed", "other_range")
+_NOTICE_HEAD = 512  # characters of a Read result that can hold the start of a notice
 BASH_REPRINT_MIN_CHARS = 200  # identical short outputs ("ok", "") are not re-prints
 _PRINTERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "bat", "sed"})
 _SPLIT = re.compile(r"\|\||&&|[|;&\n]")
@@ -279,7 +280,8 @@ class Tracker:
         return "identical" if any(d.digest == digest for d in same_range) else "changed"
 
     def _is_notice(self, text: str) -> bool:
-        body = _strip_gutter(text).lstrip()
+        # the head is enough (a notice starts the result), and slicing it copies little
+        body = _strip_gutter(text[:_NOTICE_HEAD]).lstrip()
         return body.startswith(self.notice_prefixes)
 
     def _bash(self, key: str, tool_input: dict[str, Any], text: str, cwd: str) -> None:

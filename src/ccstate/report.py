@@ -147,6 +147,7 @@ def build_report(scans: Iterable[FileScan], pricing: PricingTable) -> Report:
     for scan in ordered:
         groups.setdefault((scan.project, scan.session_id), []).append(scan)
     sessions = []
+    cards = _CardCache(pricing)
     for (project, session_id), members in groups.items():
         scope = Scope()
         for scan in members:
@@ -155,7 +156,7 @@ def build_report(scans: Iterable[FileScan], pricing: PricingTable) -> Report:
                     duplicates += 1
                     continue
                 seen.add(turn.message_id)
-                _add_turn(scope, turn, pricing, unpriced)
+                _add_turn(scope, turn, cards, unpriced)
             scope.composition.merge(scan.composition)
             scope.compactions.extend(_price_compaction(c, pricing) for c in scan.compactions)
         _set_context_rates(scope, pricing)
@@ -189,27 +190,44 @@ def _session(project: str, session_id: str, members: list[FileScan], scope: Scop
     )
 
 
-def _add_turn(scope: Scope, turn: Turn, pricing: PricingTable, unpriced: set[str]) -> None:
-    card = pricing.card(turn.model, turn.timestamp)
-    cost = None if card is None else _turn_cost(card, turn)
+class _CardCache:
+    """`pricing.card` per (model, day): a report prices thousands of calls of a few models."""
+
+    def __init__(self, pricing: PricingTable) -> None:
+        self.pricing = pricing
+        self.cards: dict[tuple[str, str], RateCard | None] = {}
+
+    def card(self, model: str, timestamp: str) -> RateCard | None:
+        key = (model, timestamp[:10])
+        try:
+            return self.cards[key]
+        except KeyError:
+            found = self.cards[key] = self.pricing.card(model, timestamp)
+            return found
+
+
+def _add_turn(scope: Scope, turn: Turn, cards: _CardCache, unpriced: set[str]) -> None:
+    card = cards.card(turn.model, turn.timestamp)
     if card is None:
+        cost = None
         unpriced.add(turn.model)
+    else:
+        cost = request_cost(
+            card,
+            input=turn.input,
+            cache_write_5m=turn.cache_write_5m,
+            cache_write_1h=turn.cache_write_1h,
+            cache_read=turn.cache_read,
+            output=turn.output,
+            fast=turn.fast,
+        )
     scope.tokens.add(turn, cost)
-    scope.by_model.setdefault(turn.model, Tokens()).add(turn, cost)
+    by_model = scope.by_model.get(turn.model)
+    if by_model is None:
+        by_model = scope.by_model[turn.model] = Tokens()
+    by_model.add(turn, cost)
     if turn.thread != MAIN:
         scope.subagents.add(turn, cost)
-
-
-def _turn_cost(card: RateCard, turn: Turn) -> float:
-    return request_cost(
-        card,
-        input=turn.input,
-        cache_write_5m=turn.cache_write_5m,
-        cache_write_1h=turn.cache_write_1h,
-        cache_read=turn.cache_read,
-        output=turn.output,
-        fast=turn.fast,
-    )
 
 
 def _price_compaction(c: Compaction, pricing: PricingTable) -> CompactionCost:

@@ -21,6 +21,7 @@ CAPSULE_HEADER = "[ccstate] project state"  # = capsule.HEADER, kept literal: no
 DEFAULT_NOTICE_PREFIX = "[ccstate: not file content]"  # = ledger_text.NOTICE_TAG
 NOTE_TAG = "[ccstate]"  # = ledger_text.NOTE_TAG: notes in additionalContext (diffs, ranges)
 MAIN = "main"
+_NO_TOOL_USE: tuple[str, dict[str, Any]] = ("?", {})  # a result whose tool_use was not seen
 # Record types that never carry usage or context the report needs; skipped undecoded.
 SKIP_TYPES = frozenset(
     {
@@ -145,38 +146,46 @@ class _Scanner:
         self.versions: set[str] = set()
 
     def run(self, records: Iterable[dict[str, Any]]) -> None:
-        handlers = {"assistant": self._assistant, "user": self._user, "system": self._system}
-        handlers["attachment"] = self._attachment
-        first, last, versions = self.scan.first, self.scan.last, self.versions
-        for rec in records:  # the hot loop of `ccstate report`: locals, no per-record objects
-            stamp = rec.get("timestamp")
+        """The hot loop of `ccstate report` (tens of thousands of records per run): locals,
+        the common cases inline, no object per record."""
+        handlers = {"user": self._user, "system": self._system, "attachment": self._attachment}
+        assistant = self._assistant
+        first, last, versions, version_seen = self.scan.first, self.scan.last, self.versions, None
+        agents: dict[str, str] = {}  # agentId -> its thread name, formatted once
+        for rec in records:
+            get = rec.get
+            stamp = get("timestamp")
             if isinstance(stamp, str) and stamp:
-                if not first or stamp < first:
-                    first = stamp
                 if stamp > last:
                     last = stamp
-            version = rec.get("version")
-            if isinstance(version, str):
+                if not first or stamp < first:
+                    first = stamp
+            version = get("version")
+            if version != version_seen and isinstance(version, str):
                 versions.add(version)
-            kind = rec.get("type")
-            handler = handlers.get(kind) if isinstance(kind, str) else None
-            if handler is not None:
-                handler(rec, self._thread(rec))
+                version_seen = version
+            agent = get("agentId")
+            if isinstance(agent, str) and agent:
+                thread = agents.get(agent) or agents.setdefault(agent, f"agent-{agent}")
+            elif get("isSidechain"):
+                thread = self._sidechain(rec)
+            else:
+                thread = MAIN
+            kind = get("type")
+            if kind == "assistant":
+                assistant(rec, thread)
+            elif isinstance(kind, str) and (handler := handlers.get(kind)) is not None:
+                handler(rec, thread)
         self.scan.first, self.scan.last = first, last
         self.scan.turns = {key: _turn(key, *parts) for key, parts in self.turns.items()}
         self.scan.composition = self.tracker.finish()
         self.scan.versions = sorted(versions)
 
-    def _thread(self, rec: dict[str, Any]) -> str:
-        agent = rec.get("agentId")
-        if isinstance(agent, str) and agent:
-            return f"agent-{agent}"
-        if rec.get("isSidechain"):
-            # 1.0.x wrote Task subagents inline; each one starts a chain at a root prompt.
-            if rec.get("type") == "user" and rec.get("parentUuid") is None and _is_prompt(rec):
-                self.sidechains += 1
-            return f"sidechain-{self.sidechains}"
-        return MAIN
+    def _sidechain(self, rec: dict[str, Any]) -> str:
+        # 1.0.x wrote Task subagents inline; each one starts a chain at a root prompt.
+        if rec.get("type") == "user" and rec.get("parentUuid") is None and _is_prompt(rec):
+            self.sidechains += 1
+        return f"sidechain-{self.sidechains}"
 
     def _assistant(self, rec: dict[str, Any], thread: str) -> None:
         message = rec.get("message")
@@ -192,26 +201,34 @@ class _Scanner:
                         inp = tool_input if isinstance(tool_input, dict) else {}
                         self.tool_uses[block_id] = (str(block.get("name") or "unknown"), inp)
         usage = message.get("usage")
-        model = str(message.get("model") or "unknown")
-        if not isinstance(usage, dict) or model == "<synthetic>":
+        if not isinstance(usage, dict):
             return
-        key = str(message.get("id") or rec.get("requestId") or f"no-id-{len(self.turns)}")
-        earlier = self.turns.get(key)
+        model = message.get("model")
+        if not (isinstance(model, str) and model):
+            model = str(model or "unknown")
+        if model == "<synthetic>":
+            return
+        key = message.get("id")
+        if not isinstance(key, str) or not key:
+            key = str(key or rec.get("requestId") or f"no-id-{len(self.turns)}")
+        turns = self.turns
+        earlier = turns.get(key)
         if earlier is not None:  # the same response, a later block: keep its final usage
             self.scan.folded += 1
-            self.turns[key] = (model, earlier[1], thread, usage)
+            turns[key] = (model, earlier[1], thread, usage)
             if thread == MAIN:
                 self.last_main = key
             return
-        self.turns[key] = (model, str(rec.get("timestamp") or ""), thread, usage)
+        stamp = rec.get("timestamp")
+        turns[key] = (model, stamp if isinstance(stamp, str) else str(stamp or ""), thread, usage)
         self.tracker.api_call(thread)
-        if thread == MAIN and self.rebuild_pending:
-            write = _int(usage.get("cache_creation_input_tokens"))
-            one_hour = _one_hour(usage, write)
-            self._set_last_compaction(rebuild_5m=write - one_hour, rebuild_1h=one_hour)
-            self.rebuild_pending = False
         if thread == MAIN:
             self.last_main = key
+            if self.rebuild_pending:
+                write = _int(usage.get("cache_creation_input_tokens"))
+                one_hour = _one_hour(usage, write)
+                self._set_last_compaction(rebuild_5m=write - one_hour, rebuild_1h=one_hour)
+                self.rebuild_pending = False
 
     def _last_main_turn(self) -> Turn | None:
         """The latest main-thread API response, with the final usage seen so far."""
@@ -220,7 +237,12 @@ class _Scanner:
         return _turn(self.last_main, *self.turns[self.last_main])
 
     def _user(self, rec: dict[str, Any], thread: str) -> None:
-        blocks = transcript.message_content(rec)
+        message = rec.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            blocks = [b for b in content if isinstance(b, dict)]
+        else:
+            blocks = transcript.message_content(rec)
         if rec.get("isCompactSummary"):
             text = "\n".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text")
             self.tracker.compact_summary(text)
@@ -241,7 +263,7 @@ class _Scanner:
         for block in blocks:
             kind = block.get("type")
             if kind == "tool_result":
-                name, tool_input = self.tool_uses.get(str(block.get("tool_use_id")), ("?", {}))
+                name, tool_input = self.tool_uses.get(str(block.get("tool_use_id")), _NO_TOOL_USE)
                 text = result_text(block.get("content"))
                 error = bool(block.get("is_error"))
                 self.tracker.tool_result(thread, name, tool_input, text, error, cwd)
@@ -298,17 +320,17 @@ class _Scanner:
 def _turn(key: str, model: str, stamp: str, thread: str, usage: dict[str, Any]) -> Turn:
     write = _int(usage.get("cache_creation_input_tokens"))
     one_hour = _one_hour(usage, write)
-    return Turn(
-        message_id=key,
-        model=model,
-        timestamp=stamp,
-        thread=thread,
-        input=_int(usage.get("input_tokens")),
-        cache_write_5m=write - one_hour,
-        cache_write_1h=one_hour,
-        cache_read=_int(usage.get("cache_read_input_tokens")),
-        output=_int(usage.get("output_tokens")),
-        fast=usage.get("speed") == "fast",
+    return Turn(  # positional: the fields in order (message_id, model, timestamp, thread, ...)
+        key,
+        model,
+        stamp,
+        thread,
+        _int(usage.get("input_tokens")),
+        write - one_hour,
+        one_hour,
+        _int(usage.get("cache_read_input_tokens")),
+        _int(usage.get("output_tokens")),
+        usage.get("speed") == "fast",
     )
 
 
