@@ -93,7 +93,7 @@ def test_load_cached_answers_from_the_hooks_cache_and_raises_on_a_bad_file(
     assert config.load_cached(project).get("report.pricing") == "prices.json"
     monkeypatch.undo()
     cfg_file.write_text("report:\n  pricing: [1, 2]\n")  # a changed file is parsed again
-    with pytest.raises(ConfigError, match="report.pricing"):
+    with pytest.raises(ConfigError, match=r"report\.pricing"):
         config.load_cached(project)
 
 

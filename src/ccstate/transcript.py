@@ -83,7 +83,8 @@ _TOOL_USE_RESULT = b'"toolUseResult"'
 _CHEAP_PREFIX = 2048  # where to look for the top-level "type" key
 _SKIPPED = object()
 _SHORT = 4096  # bytes: lines up to this long are decoded whole, without cheap checks first
-_CHUNK = 1 << 23  # bytes read at a time: files of any size stream through 8 MiB
+_CHUNK = 1 << 22  # bytes read at a time: files of any size stream through 4 MiB
+_POOL: list[bytearray] = []  # read buffers to reuse: each new one costs page faults
 _WHITESPACE = b" \t\r\n"
 
 
@@ -154,26 +155,36 @@ def iter_light_records(
     """Like `iter_records`, but skips records whose top-level `type` is in `skip_types` and
     returns user records without `toolUseResult` (and any keys after it).
 
-    Lines are decoded from the read buffer (no copy per line). Long lines get cheap checks
-    first; a record whose type they cannot tell is decoded in full and then skipped.
+    The file is read into a reused buffer and each line decoded where it lies (no copy per
+    line, no new buffer per file). Long lines get cheap checks first; a record whose type
+    they cannot tell is decoded in full and then skipped.
     """
     stats = stats if stats is not None else ReadStats()
     loads = fast_loads()
     progress = "progress" in skip_types  # the most common record, skipped on short lines too
     number = 0
-    buf = bytearray()
-    with path.open("rb", buffering=0) as fh:
-        while True:
-            chunk = fh.read(_CHUNK)
-            if not chunk:
-                if not buf:
-                    break
-                chunk = b"\n"  # a last line without its newline (a session still writing)
-            buf += chunk
-            view = memoryview(buf)
-            pos = 0
-            try:
-                while (nl := buf.find(b"\n", pos)) >= 0:  # the hot loop: one pass per line
+    buf = _POOL.pop() if _POOL and len(_POOL[-1]) == _CHUNK else bytearray(_CHUNK)
+    view = memoryview(buf)
+    filled = 0  # bytes of buf holding file data; a line may run past it into the next read
+    eof = False
+    try:
+        with path.open("rb", buffering=0) as fh:
+            while True:
+                if not eof:
+                    got = fh.readinto(view[filled:])
+                    eof = not got
+                    filled += got or 0
+                if eof and filled and buf[filled - 1] != 0x0A:
+                    # a last line without its newline (a session still writing): close it
+                    if filled == len(buf):
+                        view.release()
+                        buf.extend(b"\n")
+                        view = memoryview(buf)
+                    else:
+                        buf[filled] = 0x0A
+                    filled += 1
+                pos = 0
+                while (nl := buf.find(b"\n", pos, filled)) >= 0:  # the hot loop: each line
                     number += 1
                     stats.lines += 1
                     start, pos = pos, nl + 1
@@ -202,9 +213,21 @@ def iter_light_records(
                             yield record
                     else:
                         _count(stats, number, record)
-            finally:
-                view.release()
-            del buf[:pos]
+                if eof:
+                    break
+                # keep the unfinished line: at the front, or in a bigger buffer when it fills it
+                rest = filled - pos
+                if rest == len(buf):  # one line fills the buffer: double it
+                    view.release()
+                    buf.extend(bytes(len(buf)))
+                    view = memoryview(buf)
+                elif rest and pos:
+                    buf[:rest] = buf[pos:filled]
+                filled = rest
+    finally:
+        view.release()
+        if len(buf) == _CHUNK and len(_POOL) < 2:
+            _POOL.append(buf)
 
 
 def _long_line(
