@@ -87,16 +87,29 @@ def request_cost(
 ) -> float:
     """USD for one request: each token class times its rate (long-context rates when the
     request's prompt passes the card's threshold), times the fast-mode multiplier."""
-    rates = card.rates
     prompt = input + cache_write_5m + cache_write_1h + cache_read
-    long_rates, threshold = card.long_rates, card.long_threshold
-    if long_rates is not None and threshold is not None and prompt > threshold:
-        rates = long_rates
+    tokens = (input, cache_write_5m, cache_write_1h, cache_read, output)
+    return tokens_cost(card, is_long(card, prompt), fast, tokens)
+
+
+def is_long(card: RateCard, prompt: int) -> bool:
+    """Whether a request with this many prompt tokens is billed at the long-context rates."""
+    threshold = card.long_threshold
+    return card.long_rates is not None and threshold is not None and prompt > threshold
+
+
+def tokens_cost(
+    card: RateCard, long: bool, fast: bool, tokens: tuple[int, int, int, int, int]
+) -> float:
+    """USD for (input, 5-minute cache writes, 1-hour cache writes, cache reads, output) tokens
+    of requests that share `long` and `fast`: one request's, or the sums of many."""
+    rates = card.long_rates if long and card.long_rates is not None else card.rates
+    input, write_5m, write_1h, read, output = tokens
     total = (
         input * rates.input
-        + cache_write_5m * rates.cache_write_5m
-        + cache_write_1h * rates.cache_write_1h
-        + cache_read * rates.cache_read
+        + write_5m * rates.cache_write_5m
+        + write_1h * rates.cache_write_1h
+        + read * rates.cache_read
         + output * rates.output
     ) / 1_000_000
     return total * card.fast_multiplier if fast else total

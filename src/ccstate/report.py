@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ccstate.composition import READ_KINDS, REREAD_KINDS, Composition
-from ccstate.pricing import PricingTable, RateCard, request_cost
+from ccstate.pricing import PricingTable, RateCard, is_long, tokens_cost
 from ccstate.usage import MAIN, Compaction, FileScan, Turn
 
 SCHEMA_VERSION = 1
@@ -49,15 +49,17 @@ class Tokens:
         prompt = self.input + self.cache_write + self.cache_read
         return self.cache_read / prompt if prompt else 0.0
 
-    def add(self, turn: Turn, cost: float | None) -> None:
-        self.input += turn.input
-        self.cache_write_5m += turn.cache_write_5m
-        self.cache_write_1h += turn.cache_write_1h
-        self.cache_read += turn.cache_read
-        self.output += turn.output
-        self.calls += 1
+    def add(self, tokens: tuple[int, int, int, int, int], calls: int, cost: float | None) -> None:
+        """Add `calls` API calls that used `tokens` (input, 5-minute cache writes, 1-hour cache
+        writes, cache reads, output) and cost `cost` USD (None: no price for their model)."""
+        self.input += tokens[0]
+        self.cache_write_5m += tokens[1]
+        self.cache_write_1h += tokens[2]
+        self.cache_read += tokens[3]
+        self.output += tokens[4]
+        self.calls += calls
         if cost is None:
-            self.unpriced_calls += 1
+            self.unpriced_calls += calls
         else:
             self.cost += cost
 
@@ -150,14 +152,17 @@ def build_report(scans: Iterable[FileScan], pricing: PricingTable) -> Report:
     cards = _CardCache(pricing)
     for (project, session_id), members in groups.items():
         scope = Scope()
+        sums = _TurnSums(cards)
         for scan in members:
             for turn in scan.turns.values():
                 if turn.message_id in seen:
                     duplicates += 1
                     continue
                 seen.add(turn.message_id)
-                _add_turn(scope, turn, cards, unpriced)
+                sums.add(turn)
             scope.composition.merge(scan.composition)
+        sums.settle(scope, unpriced)
+        for scan in members:
             scope.compactions.extend(_price_compaction(c, pricing) for c in scan.compactions)
         _set_context_rates(scope, pricing)
         sessions.append(_session(project, session_id, members, scope))
@@ -197,37 +202,55 @@ class _CardCache:
         self.pricing = pricing
         self.cards: dict[tuple[str, str], RateCard | None] = {}
 
-    def card(self, model: str, timestamp: str) -> RateCard | None:
-        key = (model, timestamp[:10])
+    def card(self, model: str, day: str) -> RateCard | None:
+        key = (model, day)
         try:
             return self.cards[key]
         except KeyError:
-            found = self.cards[key] = self.pricing.card(model, timestamp)
+            found = self.cards[key] = self.pricing.card(model, day)
             return found
 
 
-def _add_turn(scope: Scope, turn: Turn, cards: _CardCache, unpriced: set[str]) -> None:
-    card = cards.card(turn.model, turn.timestamp)
-    if card is None:
-        cost = None
-        unpriced.add(turn.model)
-    else:
-        cost = request_cost(
-            card,
-            input=turn.input,
-            cache_write_5m=turn.cache_write_5m,
-            cache_write_1h=turn.cache_write_1h,
-            cache_read=turn.cache_read,
-            output=turn.output,
-            fast=turn.fast,
-        )
-    scope.tokens.add(turn, cost)
-    by_model = scope.by_model.get(turn.model)
-    if by_model is None:
-        by_model = scope.by_model[turn.model] = Tokens()
-    by_model.add(turn, cost)
-    if turn.thread != MAIN:
-        scope.subagents.add(turn, cost)
+class _TurnSums:
+    """A session's API calls summed per (model, day, subagent or not, long-context, fast):
+    calls that share those share a rate card and rates, so each group is priced once."""
+
+    def __init__(self, cards: _CardCache) -> None:
+        self.cards = cards
+        self.groups: dict[tuple[str, str, bool, bool, bool], list[int]] = {}
+
+    def add(self, turn: Turn) -> None:
+        _id, model, stamp, thread, input, write_5m, write_1h, read, output, fast = turn
+        day = stamp[:10]
+        card = self.cards.card(model, day)
+        long = card is not None and is_long(card, input + write_5m + write_1h + read)
+        key = (model, day, thread != MAIN, long, fast)
+        sums = self.groups.get(key)
+        if sums is None:
+            sums = self.groups[key] = [0, 0, 0, 0, 0, 0]
+        sums[0] += input
+        sums[1] += write_5m
+        sums[2] += write_1h
+        sums[3] += read
+        sums[4] += output
+        sums[5] += 1
+
+    def settle(self, scope: Scope, unpriced: set[str]) -> None:
+        """Add the priced groups to the scope's totals, per model and for subagents."""
+        for (model, day, subagent, long, fast), sums in self.groups.items():
+            tokens = (sums[0], sums[1], sums[2], sums[3], sums[4])
+            card = self.cards.card(model, day)
+            cost = None if card is None else tokens_cost(card, long, fast, tokens)
+            if card is None:
+                unpriced.add(model)
+            by_model = scope.by_model.get(model)
+            if by_model is None:
+                by_model = scope.by_model[model] = Tokens()
+            targets = (
+                (scope.tokens, by_model, scope.subagents) if subagent else (scope.tokens, by_model)
+            )
+            for target in targets:
+                target.add(tokens, sums[5], cost)
 
 
 def _price_compaction(c: Compaction, pricing: PricingTable) -> CompactionCost:
