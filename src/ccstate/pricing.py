@@ -30,6 +30,8 @@ _SUFFIXES = (
 
 @dataclass(frozen=True, slots=True)
 class Rates:
+    """USD per million tokens of each token class."""
+
     input: float
     cache_write_5m: float
     cache_write_1h: float
@@ -39,6 +41,8 @@ class Rates:
 
 @dataclass(frozen=True, slots=True)
 class RateCard:
+    """A model's rates from a given day on, with its long-context and fast-mode terms."""
+
     since: str  # "" or YYYY-MM-DD: the first day these rates apply
     rates: Rates
     long_threshold: int | None = None
@@ -48,6 +52,8 @@ class RateCard:
 
 @dataclass(frozen=True)
 class PricingTable:
+    """Rate cards per model, dated; `card` picks the one in force on a day."""
+
     date: str
     source: str
     models: Mapping[str, tuple[RateCard, ...]] = field(default_factory=dict)

@@ -26,6 +26,8 @@ def est_tokens(chars: int) -> int:
 
 @dataclass
 class Tokens:
+    """Token totals, API calls and their cost: of a scope, a model or the subagents."""
+
     input: int = 0
     cache_write_5m: int = 0
     cache_write_1h: int = 0
@@ -88,6 +90,8 @@ class Tokens:
 
 @dataclass(frozen=True)
 class CompactionCost:
+    """What one compaction cost: the summarising call and the cache rebuilt after it."""
+
     compaction: Compaction
     summariser_usd: float  # pre_tokens read from the cache + the summary written as output
     rebuild_usd: float  # cache writes of the first call after it (already in the totals)
@@ -117,6 +121,8 @@ class Scope:
 
 @dataclass
 class SessionReport:
+    """One session's files, time span, Claude Code versions and numbers."""
+
     session_id: str
     project: str
     files: list[str]
@@ -128,6 +134,8 @@ class SessionReport:
 
 @dataclass
 class Report:
+    """Everything `ccstate report` prints: sessions, the total and how they were read."""
+
     sessions: list[SessionReport]
     total: Scope
     pricing: PricingTable

@@ -16,6 +16,8 @@ from typing import Any
 
 @dataclass
 class ReadStats:
+    """Lines and records read from a transcript, and the lines that were skipped."""
+
     lines: int = 0
     records: int = 0
     skipped: int = 0  # blank, malformed or non-object lines

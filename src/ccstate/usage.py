@@ -75,6 +75,8 @@ class Compaction(NamedTuple):
 
 @dataclass
 class FileScan:
+    """What one transcript file holds: API responses, compactions, context composition."""
+
     path: str
     session_id: str
     project: str
