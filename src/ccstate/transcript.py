@@ -198,11 +198,8 @@ def iter_light_records(
                             stats.records += 1
                             continue
                     else:  # a full check costs about what decoding a short line does
-                        if (
-                            progress
-                            and (at := buf.find(_PROGRESS, start, nl)) >= 0
-                            and _at_top_level(buf, start, at)
-                        ):
+                        at = buf.find(_PROGRESS, start, min(nl, start + _CHEAP_PREFIX))
+                        if progress and at >= 0 and _at_top_level(buf, start, at):
                             stats.records += 1
                             continue
                         try:
