@@ -71,8 +71,11 @@ def ccusage_command(launcher: Path) -> list[str]:
 
 
 def ccstate_command(home: Path, *, cache: bool = True) -> list[str]:
-    """`ccstate report <projects> --json` with this interpreter (`--no-cache`: a cold run)."""
-    cmd = [sys.executable, "-m", "ccstate", "report", str(home / ".claude" / "projects"), "--json"]
+    """`ccstate report <projects> --json` (`--no-cache`: a cold run): the `ccstate` console
+    script beside this interpreter, as users run it, else `python -m ccstate`."""
+    script = Path(sys.executable).with_name("ccstate")
+    launch = [str(script)] if script.is_file() else [sys.executable, "-m", "ccstate"]
+    cmd = [*launch, "report", str(home / ".claude" / "projects"), "--json"]
     return cmd if cache else [*cmd, "--no-cache"]
 
 
