@@ -25,8 +25,9 @@ def test_a_cached_scan_equals_a_fresh_one(tmp_path: Path) -> None:
     assert cache.get(transcript) is None
     cache.put(transcript, fresh)
     cache.save()
-    again = scan_cache.ScanCache(tmp_path / "c.json", PREFIXES).get(transcript)
-    assert again == fresh
+    reopened = scan_cache.ScanCache(tmp_path / "c.json", PREFIXES)
+    assert reopened.get(transcript) == fresh
+    assert reopened.get(transcript) == fresh  # reading an entry leaves it whole
 
 
 def test_a_changed_file_or_other_prefixes_miss(tmp_path: Path) -> None:
