@@ -82,8 +82,8 @@ def report_cmd(
     from ccstate import report  # here, not at import: every ccstate command loads cli/
 
     result = report.build_report(scans, tables[0])
-    if as_json:  # one line: the C encoder (indent= would make it ~10x slower on big reports)
-        click.echo(json.dumps(report.report_json(result, top), sort_keys=True))
+    if as_json:
+        click.echo(_dumps(report.report_json(result, top)))
     elif as_csv:
         csv.writer(sys.stdout, lineterminator="\n").writerows(report.csv_rows(result))
     else:
@@ -91,6 +91,15 @@ def report_cmd(
 
         report_render.render(result, top)
     request_fast_exit()  # all written; the workers are reaped, no lock or file is held
+
+
+def _dumps(data: Any) -> bytes:
+    """One line of JSON, keys sorted: orjson's encoder (~5x json's on a big report)."""
+    try:
+        import orjson
+    except ImportError:  # the same document, slower
+        return json.dumps(data, sort_keys=True).encode()
+    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
 
 
 def select_transcripts(
