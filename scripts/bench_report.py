@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Time `ccstate report` and ccusage side by side on the same corpus, in one run.
 
-    python scripts/bench_report.py                 # ../shared/transcripts/public, 7 rounds
+    python scripts/bench_report.py                 # ../shared/transcripts/public, 21 rounds
     python scripts/bench_report.py --rounds 15 --corpus DIR
 
 Both read the corpus laid out as `~/.claude/projects/<slug>/<session>.jsonl` (a temporary
 HOME) and print JSON. Each round runs every command once, in turn, as a fresh process; the
-figure is the median wall time. ccstate runs cold (`--no-cache`: every file parsed) and warm
-(its scan cache holds every file, as on a second run over unchanged transcripts); ccusage as
-installed from npm (`ccusage`, a Node launcher for its native binary) and, for reference, its
-native binary alone. Run it on an idle machine: the ratios are what README quotes.
+figure is the median wall time, and the ratio also the median of each round's ratio (rounds
+run back to back, so a machine that drifts slower or faster moves both). ccstate runs cold
+(`--no-cache`: every file parsed) and warm (its scan cache holds every file, as on a second
+run over unchanged transcripts), through the `ccstate` console script as users run it;
+ccusage as installed from npm (`ccusage`, a Node launcher for its native binary) and, for
+reference, its native binary alone. Run it on an idle machine: the ratios are what README
+quotes.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ LOAD = os.getloadavg()
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=21)
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         raise SystemExit(f"{args.corpus}: no such corpus directory")
