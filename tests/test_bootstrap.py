@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -120,3 +121,15 @@ def test_launcher_runs_cold_events_in_the_ready_venv(tmp_path: Path, git_project
         "PostToolUse", make_payload("PostToolUse", git_project), cwd=git_project, env=env, argv=argv
     )
     assert not seen.exists()
+
+
+def test_dependency_lists_follow_pyproject() -> None:
+    """doctor checks, and the plugin's venv decision looks for, every runtime dependency."""
+    tomllib = pytest.importorskip("tomllib")
+    from ccstate import doctor
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {re.split(r"[<>=!~ ;\[]", spec, maxsplit=1)[0].lower() for spec in declared}
+    assert {d.lower() for d in doctor.DEPENDENCIES.values()} == names
+    top_level = {module.split(".")[0] for module in doctor.DEPENDENCIES}
+    assert top_level == set(bootstrap.DEPENDENCY_MODULES)

@@ -31,7 +31,16 @@ PIP_TIMEOUT_S = 600
 RETRY_FAILED_AFTER_S = 86_400  # a failed build is retried a day later (or after an update)
 Status = Literal["ready", "system", "building", "failed", "missing"]
 # Import names of the dependencies the cold paths need (see pyproject.toml).
-DEPENDENCY_MODULES = ("click", "yaml", "tiktoken", "tiktoken_ext", "git", "filelock", "rich")
+DEPENDENCY_MODULES = (
+    "click",
+    "yaml",
+    "tiktoken",
+    "tiktoken_ext",
+    "git",
+    "filelock",
+    "rich",
+    "orjson",
+)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ DEPENDENCIES = {
     "git": "GitPython",
     "filelock": "filelock",
     "rich": "rich",
+    "orjson": "orjson",
 }
 MIN_CLAUDE = (2, 1, 121)  # first version that accepts PostToolUse updatedToolOutput
 
