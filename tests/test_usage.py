@@ -372,3 +372,17 @@ def test_report_dataclasses_have_docstrings() -> None:
         for name, value in vars(module).items():
             if isinstance(value, type) and dataclasses.is_dataclass(value):
                 assert not (value.__doc__ or "").startswith(f"{name}("), f"{module.__name__}.{name}"
+
+
+def test_auto_workers_follow_cpus_files_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ccstate.cli import report_cmd
+
+    mib = 1 << 20
+    monkeypatch.setattr(
+        report_cmd.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False
+    )
+    assert report_cmd.auto_workers(33, 3 * mib) == 1  # too little to fork for
+    assert report_cmd.auto_workers(33, 41 * mib) == 20  # 2 MiB each, not 64 processes
+    assert report_cmd.auto_workers(3, 400 * mib) == 3  # one per file at most
+    monkeypatch.setattr(report_cmd.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    assert report_cmd.auto_workers(33, 400 * mib) == 2  # the CPUs this process may use

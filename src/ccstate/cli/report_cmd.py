@@ -20,7 +20,8 @@ from ccstate.errors import CcstateError
 if TYPE_CHECKING:
     from ccstate import pricing, usage
 
-PARALLEL_MIN_BYTES = 4 << 20  # below this a worker pool costs more than it saves
+PARALLEL_MIN_BYTES = 4 << 20  # below this, forking workers costs more than it saves
+BYTES_PER_WORKER = 2 << 20  # auto: no more workers than this many bytes each would keep busy
 
 
 @cli.command(name="report")
@@ -176,7 +177,7 @@ def _scan_all(
     done = {f: cache.get(f) for f in files} if cache is not None else {}
     todo = sorted((f for f in files if done.get(f) is None), key=_size, reverse=True)
     sizes = [_size(f) for f in todo]  # big files first: the workers end together
-    auto = min(len(todo), os.cpu_count() or 1) if sum(sizes) >= PARALLEL_MIN_BYTES else 1
+    auto = auto_workers(len(todo), sum(sizes))
     transcript.fast_loads()  # import the decoder once, before any fork
     bar = _Progress(len(todo), sum(sizes), enabled=progress)
 
@@ -201,6 +202,19 @@ def _scan_all(
         cache.save()
     done.update(fresh)
     return [s for f in files if (s := done[f]) is not None]
+
+
+def auto_workers(files: int, size: int) -> int:
+    """Processes to scan `files` files of `size` bytes: one per CPU this process may run on
+    (its affinity, not the host's count, in a container), at most one per file and per
+    BYTES_PER_WORKER, and one below PARALLEL_MIN_BYTES."""
+    if size < PARALLEL_MIN_BYTES:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS, Windows
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, files, size // BYTES_PER_WORKER))
 
 
 def _size(path: Path) -> int:
