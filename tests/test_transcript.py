@@ -23,3 +23,13 @@ def test_message_content_normalises_strings_and_lists() -> None:
     blocks = [{"type": "tool_use", "id": "t"}, "junk"]
     assert transcript.message_content({"message": {"content": blocks}}) == [blocks[0]]
     assert transcript.message_content({"type": "system"}) == []
+
+
+def test_a_deeply_nested_line_is_skipped_not_fatal(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    deep = "[" * 5_000 + "]" * 5_000  # past orjson's limit and the interpreter's
+    path.write_text(f'{{"type": "user", "message": {{"content": "ok"}}}}\n{deep}\n')
+    for read in (transcript.iter_records, transcript.iter_light_records):
+        stats = transcript.ReadStats()
+        assert [r["type"] for r in read(path, stats)] == ["user"]
+        assert (stats.records, stats.skipped, stats.skipped_lines) == (1, 1, [2])

@@ -40,7 +40,7 @@ def iter_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict[st
 def _loads(line: str | bytes | memoryview) -> Any:
     try:
         return json.loads(line if isinstance(line, (str, bytes)) else bytes(line))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting no transcript has
         return None
 
 
