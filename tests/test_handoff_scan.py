@@ -169,3 +169,9 @@ def test_commits_from_git_output_and_unknown_records_pass() -> None:
     )
     assert scan.commits == {"abc1234": ("first", 3), "def5678": ("second", 3)}
     assert scan.records == 4
+
+
+def test_a_line_nested_past_the_interpreters_limit_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"type": "user"}\n' + "[" * 5_000 + "]" * 5_000 + '\n{"type": "system"}\n')
+    assert [n for n, _record in handoff_scan.iter_numbered(path)] == [1, 3]

@@ -348,7 +348,7 @@ def iter_numbered(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         for number, line in enumerate(fh, start=1):
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # a partial line; nesting no transcript has
                 continue
             if isinstance(record, dict):
                 yield number, record
