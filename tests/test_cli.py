@@ -149,3 +149,15 @@ def test_version_imports_no_command_module() -> None:
     )
     assert out.returncode == 0
     assert "ccstate.cli.report_cmd" not in out.stderr and "ccstate.cli.lint_cmd" not in out.stderr
+
+
+def test_doctor_prints_brackets_in_messages_as_they_are(capsys: pytest.CaptureFixture[str]) -> None:
+    """Paths are data: rich markup would eat `[id]` (a Next.js route folder, say)."""
+    from ccstate import doctor
+    from ccstate.cli import doctor_cmd
+
+    check = doctor.Check("config", "warn", "app/[id]/x.yaml: unknown key")
+    doctor_cmd._render_checks(Path("/code/[id]"), [check])
+    out = capsys.readouterr().out
+    assert "ccstate doctor: /code/[id]" in out
+    assert "app/[id]/x.yaml: unknown key" in out

@@ -386,3 +386,26 @@ def test_auto_workers_follow_cpus_files_and_bytes(monkeypatch: pytest.MonkeyPatc
     assert report_cmd.auto_workers(3, 400 * mib) == 3  # one per file at most
     monkeypatch.setattr(report_cmd.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     assert report_cmd.auto_workers(33, 400 * mib) == 2  # the CPUs this process may use
+
+
+def test_tables_print_brackets_in_paths_and_models_as_they_are(tmp_path: Path) -> None:
+    """rich markup would eat `[id]` and `[1m]`: the tables print data, not markup."""
+    path = "/p/app/[id]/page.tsx"
+
+    def read(n: int) -> list[dict]:
+        use = {"type": "tool_use", "id": f"t{n}", "name": "Read", "input": {"file_path": path}}
+        usage_ = {"input_tokens": 10, "output_tokens": 5}
+        message = {"id": f"m{n}", "model": "claude-opus-4-6[1m]", "content": [use], "usage": usage_}
+        result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": "x = 1\n" * 50}
+        stamp = f"2026-11-01T10:00:0{n}.000Z"
+        return [
+            {"type": "assistant", "timestamp": stamp, "message": message},
+            {"type": "user", "timestamp": stamp, "message": {"content": [result]}},
+        ]
+
+    transcript_file = tmp_path / "s.jsonl"
+    transcript_file.write_text("".join(json.dumps(r) + "\n" for r in read(1) + read(2)))
+    code, out, err = invoke("report", str(transcript_file))
+    assert (code, err) == (0, "")
+    assert path in out  # the re-read table
+    assert "claude-opus-4-6[1m]" in out  # the model table

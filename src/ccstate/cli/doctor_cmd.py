@@ -31,14 +31,16 @@ def doctor_cmd(project: Path | None) -> None:
 def _render_checks(root: Path, checks: list[doctor.Check]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     style = {"ok": "green", "info": "cyan", "warn": "yellow", "fail": "bold red"}
-    table = Table(title=f"ccstate doctor: {root}", show_lines=False)
+    table = Table(title=Text(f"ccstate doctor: {root}"), show_lines=False)
     table.add_column("check")
     table.add_column("status")
     table.add_column("details", overflow="fold")
     for check in checks:
-        table.add_row(check.name, f"[{style[check.level]}]{check.level}[/]", check.message)
+        level = Text(check.level, style=style[check.level])
+        table.add_row(check.name, level, Text(check.message))  # a message can hold "[...]"
     console = Console()
     console.print(table)
     failed = sum(check.level == "fail" for check in checks)

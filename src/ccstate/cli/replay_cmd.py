@@ -67,13 +67,14 @@ COLUMNS = (
 def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="ccstate replay: the read ledger over recorded sessions")
     table.add_column("transcript", overflow="fold")
     for name in COLUMNS:
         table.add_column(name, justify="right", no_wrap=True)
     for report in reports:
-        table.add_row(report.path.name, *_cells(report.totals))
+        table.add_row(Text(report.path.name), *_cells(report.totals))
     table.add_row("TOTAL", *_cells(total), style="bold")
     console = Console()
     console.print(table)
@@ -88,7 +89,7 @@ def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
     if total.violations:
         console.print(f"[bold red]safety check FAILED: {len(total.violations)}[/]")
         for line in total.violations[:20]:
-            console.print(f"  {line}")
+            console.print(Text(f"  {line}"))
     else:
         console.print(
             "[green]safety check passed[/]: every replacement relies only on text its context "

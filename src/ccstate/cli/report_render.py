@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ccstate import report
 from ccstate.report import Report, Scope, Tokens, est_tokens
@@ -19,13 +20,18 @@ TOOLS_SHOWN = 12
 
 def render(result: Report, top: int, console: Console | None = None) -> None:
     if console is None:
-        console = Console(highlight=False)
+        # no markup or emoji codes: paths (`app/[id]/page.tsx`), models (`...-4-6[1m]`) and
+        # project names are data, printed as they are
+        console = Console(highlight=False, markup=False, emoji=False)
         if not console.is_terminal:
-            console = Console(highlight=False, width=WIDTH_WHEN_PIPED)
+            console = Console(highlight=False, markup=False, emoji=False, width=WIDTH_WHEN_PIPED)
     p = result.pricing
     console.print(
-        f"[bold]ccstate report[/]: {len(result.sessions)} session(s), {result.files} file(s), "
-        f"{result.records:,} records; prices of {p.date} ({p.origin})"
+        Text.assemble(
+            ("ccstate report", "bold"),
+            f": {len(result.sessions)} session(s), {result.files} file(s), "
+            f"{result.records:,} records; prices of {p.date} ({p.origin})",
+        )
     )
     console.print(_sessions_table(result))
     console.print(_models_table(result.total))
@@ -38,7 +44,7 @@ def render(result: Report, top: int, console: Console | None = None) -> None:
         console.print(compactions)
     console.print(_ccstate_table(result.total))
     for note in _notes(result):
-        console.print(f"[dim]{note}[/]")
+        console.print(note, style="dim")
 
 
 def _token_columns(table: Table) -> None:
