@@ -47,7 +47,7 @@ import claude_runner  # noqa: E402
 import fake_api  # noqa: E402
 from fake_api import Body, Reply, StepLike, ToolCall, respond, text, tool_use  # noqa: E402
 
-from ccstate import pricing  # noqa: E402
+from ccstate.report import pricing  # noqa: E402
 
 CACHE = Path(os.environ.get("CCSTATE_E2E_CACHE") or Path.home() / ".cache" / "ccstate-e2e")
 PLUGIN_DATA_NAME = "ccstate-inline"  # ${CLAUDE_PLUGIN_DATA} of a --plugin-dir plugin named ccstate

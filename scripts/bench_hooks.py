@@ -9,9 +9,14 @@ baseline median; the target for PostToolUse is 2.5 or less (docs/BENCHMARKS.md).
 
 Not a test: run it by hand before a release, or when a hook grows.
 
+`--against REF` adds rows that run the same hooks from the code of another commit (its
+`src/`, extracted with `git archive`), interleaved with the rest: a change's effect on latency,
+measured side by side rather than on two different days.
+
 Example:
     python scripts/bench_hooks.py --runs 40
     python scripts/bench_hooks.py --json > bench.json
+    python scripts/bench_hooks.py --against HEAD~3      # this tree vs three commits ago
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ class Row:
     argv: list[str]
     payload: Callable[[int], bytes]  # run number -> stdin
     setup: Callable[[int], bytes] | None = None  # stdin for an untimed run just before
+    src: Path | None = None  # the ccstate source the row runs (default: this checkout's)
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         project = make_project(Path(tmp), args.file_lines)
         env = bench_env(Path(tmp))
         rows = make_rows(args.python, project)
+        if args.against:
+            rows += against_rows(args.python, project, args.against, Path(tmp))
         samples = measure(rows, args.runs, env, project.root)
         failures = hook_failures(project.root)
         payload_bytes = len(rows[-1].payload(0))
@@ -94,8 +102,9 @@ def repeated_reads_replaced(project: Path) -> tuple[int, int]:
     """(repeated Reads answered with a notice, first Reads that were not served in full),
     from the hooks' own output: proof that the rows measure the ledger's paths. (The ledger's
     files cannot tell: it keeps only the newest 64 sessions.)"""
-    hits = sum(n for name, n in REPLACED.items() if "repeated" in name)
-    wrong = sum(n for name, n in REPLACED.items() if "repeated" not in name)
+    ours = {name: n for name, n in REPLACED.items() if not name.startswith(AGAINST_PREFIX)}
+    hits = sum(n for name, n in ours.items() if "repeated" in name)
+    wrong = sum(n for name, n in ours.items() if "repeated" not in name)
     return hits, wrong
 
 
@@ -113,6 +122,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--python",
         default=sys.executable,
         help="interpreter for every row, baseline included (default: this one)",
+    )
+    parser.add_argument(
+        "--against",
+        metavar="REF",
+        help="also time the hot hooks and SessionStart from the code of git REF, interleaved",
     )
     args = parser.parse_args(argv)
     if args.runs < 1 or args.file_lines < 1:
@@ -204,8 +218,9 @@ def transcript_text(source: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def payloads(project: Project) -> dict[str, Callable[[int], bytes]]:
-    """Per event: run number -> the stdin Claude Code would send."""
+def payloads(project: Project, session_tag: str = "") -> dict[str, Callable[[int], bytes]]:
+    """Per event: run number -> the stdin Claude Code would send (`session_tag` keeps another
+    set of rows in sessions of their own)."""
     common = {
         "session_id": SESSION_ID,
         "transcript_path": str(project.transcript),
@@ -226,7 +241,7 @@ def payloads(project: Project) -> dict[str, Callable[[int], bytes]]:
             data = {
                 **common,
                 # A session per run (when named): every timed Read is the first of its context.
-                **({"session_id": f"{SESSION_ID}-{session}-{run}"} if session else {}),
+                **({"session_id": f"{SESSION_ID}-{session}{session_tag}-{run}"} if session else {}),
                 "permission_mode": "default",
                 "hook_event_name": event,
                 "tool_name": "Read",
@@ -306,6 +321,35 @@ def make_rows(python: str, project: Project) -> list[Row]:
     return rows
 
 
+AGAINST_PREFIX = "@"
+
+
+def against_rows(python: str, project: Project, ref: str, tmp: Path) -> list[Row]:
+    """The hot hooks and SessionStart from `ref`'s src/, each in its own sessions."""
+    target = tmp / "against"
+    target.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", ref, "src"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    by_event = payloads(project, session_tag="against")
+    hooks = [python, "-m", "ccstate.hooks"]
+    label = f"{AGAINST_PREFIX}{ref} -m ccstate.hooks"
+    src = target / "src"
+    return [
+        Row(f"{label} SessionStart", [*hooks, "SessionStart"], by_event["SessionStart"], src=src),
+        Row(f"{label} PreToolUse", [*hooks, "PreToolUse"], by_event["PreToolUse"], src=src),
+        Row(f"{label} PostToolUse", [*hooks, "PostToolUse"], by_event["PostToolUse"], src=src),
+        Row(
+            f"{label} PostToolUse repeated Read (notice)",
+            [*hooks, "PostToolUse"],
+            by_event["PostToolUse repeat"],
+            setup=by_event["PostToolUse seed"],
+            src=src,
+        ),
+    ]
+
+
 def bench_env(tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
     src = str(REPO / "src")
@@ -331,6 +375,8 @@ def measure(rows: list[Row], runs: int, env: dict[str, str], cwd: Path) -> dict[
 
 
 def run_once(row: Row, run: int, env: dict[str, str], cwd: Path) -> float:
+    if row.src is not None:
+        env = {**env, "PYTHONPATH": str(row.src)}
     if row.setup is not None:
         subprocess.run(row.argv, input=row.setup(run), capture_output=True, env=env, cwd=cwd)
     stdin = row.payload(run)

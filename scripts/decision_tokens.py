@@ -17,7 +17,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ccstate import decisions, paths, tokens
+from ccstate import paths, tokens
+from ccstate.decisions import log as decisions
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "decisions" / "canonical" / "log.md"

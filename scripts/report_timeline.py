@@ -48,8 +48,9 @@ def child(projects: str, jobs: str) -> None:
     import ccstate.cli as cli
 
     mark(PHASES[0])
-    from ccstate import fanout, usage  # imported before the workers start in any run
+    from ccstate import fanout  # imported before the workers start in any run
     from ccstate.cli import report_cmd
+    from ccstate.report import scan, usage
 
     def wrap(module: object, name: str, before: str | None, after: str | None) -> None:
         original = getattr(module, name)
@@ -64,7 +65,7 @@ def child(projects: str, jobs: str) -> None:
 
         setattr(module, name, wrapped)
 
-    wrap(report_cmd, "select_transcripts", None, PHASES[1])
+    wrap(scan, "select_transcripts", None, PHASES[1])
     wrap(fanout, "fan_out", PHASES[2], PHASES[3])
     wrap(report_cmd, "_dumps", PHASES[4], None)  # report.build_report loads while workers scan
     scan_file = usage.scan_file

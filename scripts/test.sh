@@ -37,6 +37,7 @@ source "$VENV/bin/activate"
 echo "== ruff format --check"; ruff format --check src tests scripts hooks bench
 echo "== ruff check";          ruff check src tests scripts hooks bench
 echo "== mypy";                mypy
+echo "== lint-imports";        lint-imports --no-cache
 echo "== pytest"
 # Exit 5 (no tests collected) must fail, so no special-casing here.
 pytest -q "$@"

@@ -12,6 +12,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# the public transcripts beside the repo (../shared); tests that need them skip when absent
+PUBLIC = REPO.parent / "shared" / "transcripts" / "public"
 
 
 def hook_env(**extra: str) -> dict[str, str]:

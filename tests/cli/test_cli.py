@@ -10,6 +10,7 @@ from click.testing import CliRunner
 import ccstate
 from ccstate import wiring
 from ccstate.cli import COMMAND_MODULES, cli, load_all_commands
+from helpers import REPO
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -127,7 +128,7 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
 
 
 def test_every_command_is_documented_in_readme() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (REPO / "README.md").read_text()
     for command in COMMAND_MODULES:
         assert f"ccstate {command}" in readme, command
 

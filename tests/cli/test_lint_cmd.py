@@ -11,8 +11,7 @@ from click.testing import CliRunner
 
 from ccstate.cli import COMMAND_MODULES, cli
 from claude_md_cases import build_case, normalise
-
-REPO = Path(__file__).resolve().parents[1]
+from helpers import REPO
 
 
 def invoke(*args: str) -> tuple[int, str, str]:

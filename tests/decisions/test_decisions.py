@@ -17,8 +17,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate import config, decisions, decisions_edit, decisions_lint
+from ccstate import config
 from ccstate.cli import cli
+from ccstate.decisions import edit as decisions_edit
+from ccstate.decisions import lint as decisions_lint
+from ccstate.decisions import log as decisions
 from ccstate.errors import CcstateError
 from helpers import FIXTURES, hook_env, make_payload, run_hook
 

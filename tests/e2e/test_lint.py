@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from fake_api import system_texts, text, tool_use
 
-from ccstate import instructions, tokens
+from ccstate import tokens
+from ccstate.instructions import loaded as instructions
 from claude_md_cases import CASES, build_case
 
 pytestmark = pytest.mark.e2e

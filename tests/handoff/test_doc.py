@@ -7,9 +7,11 @@ import re
 
 import pytest
 
-from ccstate import handoff_doc, handoff_scan, redact, tokens
+from ccstate import redact, tokens
 from ccstate.gitinfo import Snapshot
-from ccstate.handoff_doc import Meta
+from ccstate.handoff import doc as handoff_doc
+from ccstate.handoff import scan as handoff_scan
+from ccstate.handoff.doc import Meta
 from helpers import FIXTURES
 
 CASE = FIXTURES / "handoff" / "session.jsonl"

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate import capsule, config, handoff, tokens
+from ccstate import capsule, config, tokens
 from ccstate.cli import cli
+from ccstate.handoff import index as handoff
+from helpers import PUBLIC
 
-PUBLIC = Path(__file__).resolve().parents[1] / ".." / "shared" / "transcripts" / "public"
 FILES = sorted(PUBLIC.glob("*.jsonl")) if PUBLIC.is_dir() else []
 pytestmark = pytest.mark.skipif(
     not FILES, reason=f"public transcripts not available at {PUBLIC} (../shared is absent)"

@@ -3,8 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ccstate import handoff_scan
-from ccstate.handoff_scan import Check, Prompt, Scan, Todo
+from ccstate.handoff import scan as handoff_scan
+from ccstate.handoff.scan import Check, Prompt, Scan, Todo
 from helpers import FIXTURES
 
 SESSION = FIXTURES / "handoff" / "session.jsonl"

@@ -1,4 +1,4 @@
-"""Handoff files and the SessionStart capsule section (ccstate.handoff_store, ccstate.handoff)."""
+"""Handoff files and the SessionStart capsule section (handoff.store, handoff.index)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import config, handoff, handoff_store, tokens
+from ccstate import config, tokens
+from ccstate.handoff import index as handoff
+from ccstate.handoff import store as handoff_store
 from helpers import FIXTURES
 
 CASE = FIXTURES / "handoff" / "session.jsonl"

@@ -5,7 +5,8 @@ import sys
 import time
 from pathlib import Path
 
-from ccstate import ledger, store
+from ccstate import store
+from ccstate.ledger import core as ledger
 from helpers import hook_env, make_payload, read_payload, run_hook
 
 BODY = "".join(

@@ -129,7 +129,7 @@ def test_other_edits_bail_out_before_loading_the_lint(git_project: Path) -> None
             "PostToolUse", payload, cwd=git_project, env=hook_env(), argv=argv
         )
         assert (code, raw) == (0, "")
-        assert "ccstate.claude_md" not in err and "ccstate.instructions" not in err
+        assert "ccstate.instructions.lint" not in err and "ccstate.instructions.loaded" not in err
         beat = json.loads((git_project / ".ccstate/heartbeat/PostToolUse.json").read_text())
         assert "lint" not in beat["detail"]
 

@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import claude_md, claude_md_cache, config, instructions, tokens
+from ccstate import config, tokens
+from ccstate.instructions import cache as claude_md_cache
+from ccstate.instructions import lint as claude_md
+from ccstate.instructions import loaded as instructions
+from ccstate.instructions import status
 from claude_md_cases import CASES, CASES_DIR, build_case, normalise
 
 UPDATE = os.environ.get("CCSTATE_UPDATE_GOLDEN") == "1"
@@ -133,7 +137,7 @@ def test_capsule_line_only_with_errors_and_from_the_cache(
     project = build_case("dead-pointers", tmp_path, isolated_home)
     state = project / ".ccstate"
     state.mkdir()
-    lines = claude_md.capsule_section(project, state, config.Config())
+    lines = status.capsule_section(project, state, config.Config())
     assert lines == ["- CLAUDE.md lint: 2 error(s) (dead-pointer); `ccstate lint` shows them"]
     cached = json.loads((state / "cache" / "claude_md.json").read_text())
     assert cached["exact"] is False  # computed by the hook path: chars/4, no tiktoken
@@ -141,7 +145,7 @@ def test_capsule_line_only_with_errors_and_from_the_cache(
     # A fresh cache is read, not recomputed: a doctored count shows through.
     cached["errors"], cached["error_rules"] = 7, ["root-lines"]
     (state / "cache" / "claude_md.json").write_text(json.dumps(cached))
-    assert claude_md.capsule_section(project, state, config.Config()) == [
+    assert status.capsule_section(project, state, config.Config()) == [
         "- CLAUDE.md lint: 7 error(s) (root-lines); `ccstate lint` shows them"
     ]
 
@@ -167,4 +171,4 @@ def test_capsule_has_no_line_without_errors(tmp_path: Path, isolated_home: Path)
     project = build_case("imports", tmp_path, isolated_home)
     (project / ".ccstate.yaml").write_text("lint:\n  import_max_tokens: 100000\n")
     settings = config.load_config(project)
-    assert claude_md.capsule_section(project, project / ".ccstate", settings) == []
+    assert status.capsule_section(project, project / ".ccstate", settings) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ccstate import mdscan
+from ccstate.instructions import mdscan
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import claude_md, config, split, tokens
+from ccstate import config, tokens
 from ccstate.errors import CcstateError
+from ccstate.instructions import lint as claude_md
+from ccstate.instructions import split
 from claude_md_cases import CASES, build_case
 
 

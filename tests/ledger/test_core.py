@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ccstate import ledger
-from ccstate.ledger import Claim, Decision, Ledger, Options, ReadEvent, Segment
+from ccstate.ledger import core as ledger
+from ccstate.ledger.core import Claim, Decision, Ledger, Options, ReadEvent, Segment
 
 PATH = "/p/app.py"
 TEXT = "".join(f"line {i:02d} of app.py, with enough text to matter\n" for i in range(1, 41))

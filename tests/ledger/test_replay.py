@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate import ledger, replay
 from ccstate.cli import cli
+from ccstate.ledger import core as ledger
+from ccstate.ledger import replay
+from helpers import FIXTURES as FIXTURE_ROOT
+from helpers import PUBLIC
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "replay"
+FIXTURES = FIXTURE_ROOT / "replay"
 SESSION = FIXTURES / "session.jsonl"
-PUBLIC = Path(__file__).resolve().parents[1] / ".." / "shared" / "transcripts" / "public"
 UPDATE = os.environ.get("CCSTATE_UPDATE_GOLDEN") == "1"
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ccstate import ledger, reprint
+from ccstate.ledger import core as ledger
+from ccstate.ledger import reprint
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import ledger, ledger_store, store
+from ccstate import store
 from ccstate.errors import StateError
+from ccstate.ledger import core as ledger
+from ccstate.ledger import store as ledger_store
 
 SID = "11111111-2222-3333-4444-555555555555"
 TEXT = "".join(f"line {i}\n" for i in range(1, 51))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import difflib
 
-from ccstate import ledger, ledger_text
-from ccstate.ledger_records import Claim, ReadEvent, Segment
+from ccstate.ledger import core as ledger
+from ccstate.ledger import text as ledger_text
+from ccstate.ledger.records import Claim, ReadEvent, Segment
 
 TEXT = "a\nb\nc"
 READ = ReadEvent("/p/f.py", "1:", 1, TEXT, 3, lines=tuple(TEXT.split("\n")), sha="f" * 64)

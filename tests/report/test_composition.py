@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ccstate import composition, usage
+from ccstate.report import composition, usage
 
 
 def _tracker() -> composition.Tracker:

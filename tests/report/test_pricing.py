@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import pricing
 from ccstate.errors import ConfigError
+from ccstate.report import pricing
 
 
 @pytest.mark.parametrize(

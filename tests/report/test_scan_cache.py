@@ -6,9 +6,10 @@ import os
 import shutil
 from pathlib import Path
 
-from ccstate import scan_cache, usage
+from ccstate.report import scan_cache, usage
+from helpers import FIXTURES as FIXTURE_ROOT
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+FIXTURES = FIXTURE_ROOT / "transcripts"
 PREFIXES = ("[ccstate: not file content]",)
 
 

@@ -12,10 +12,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate import pricing, report, transcript, usage
+from ccstate import transcript
 from ccstate.cli import cli
+from ccstate.report import pricing, usage
+from ccstate.report import summary as report
+from helpers import FIXTURES as FIXTURE_ROOT
+from helpers import PUBLIC, SRC
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+FIXTURES = FIXTURE_ROOT / "transcripts"
 CASES = ["split_message.jsonl", "old_format.jsonl", "projects"]
 SESSION_C = "0b5e1c2d-0000-4000-8000-00000000000c"
 UPDATE_GOLDEN = os.environ.get("CCSTATE_UPDATE_GOLDEN") == "1"  # read before conftest unsets it
@@ -117,7 +121,8 @@ def test_capsule_and_notes_in_transcript_records() -> None:
 
 
 def test_markers_match_the_capsule_and_the_read_ledger() -> None:
-    from ccstate import capsule, ledger_text
+    from ccstate import capsule
+    from ccstate.ledger import text as ledger_text
 
     assert usage.CAPSULE_HEADER == capsule.HEADER
     assert usage.NOTE_TAG == ledger_text.NOTE_TAG
@@ -155,7 +160,7 @@ def test_light_reader_matches_the_full_parse(path: Path) -> None:
     assert _light(path) == _full_minus_tool_use_result(path)
 
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "transcripts" / "public"
+CORPUS = PUBLIC
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{CORPUS} is absent (the shared corpus)")
@@ -332,7 +337,7 @@ def test_config_pricing_file_overrides_prices(git_project: Path) -> None:
 
 def run_report(*args: str, cwd: Path = FIXTURES) -> subprocess.CompletedProcess[str]:
     """`python -m ccstate report ...` as a user runs it: workers forked, fast exit and all."""
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
     return subprocess.run(
         [sys.executable, "-m", "ccstate", "report", *args],
         cwd=cwd,
@@ -366,7 +371,7 @@ def test_report_dataclasses_have_docstrings() -> None:
     every `ccstate report` start."""
     import dataclasses
 
-    from ccstate import composition
+    from ccstate.report import composition
 
     for module in (pricing, report, usage, transcript, composition):
         for name, value in vars(module).items():
@@ -375,17 +380,15 @@ def test_report_dataclasses_have_docstrings() -> None:
 
 
 def test_auto_workers_follow_cpus_files_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ccstate.cli import report_cmd
+    from ccstate.report import scan
 
     mib = 1 << 20
-    monkeypatch.setattr(
-        report_cmd.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False
-    )
-    assert report_cmd.auto_workers(33, 3 * mib) == 1  # too little to fork for
-    assert report_cmd.auto_workers(33, 41 * mib) == 20  # 2 MiB each, not 64 processes
-    assert report_cmd.auto_workers(3, 400 * mib) == 3  # one per file at most
-    monkeypatch.setattr(report_cmd.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
-    assert report_cmd.auto_workers(33, 400 * mib) == 2  # the CPUs this process may use
+    monkeypatch.setattr(scan.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False)
+    assert scan.auto_workers(33, 3 * mib) == 1  # too little to fork for
+    assert scan.auto_workers(33, 41 * mib) == 20  # 2 MiB each, not 64 processes
+    assert scan.auto_workers(3, 400 * mib) == 3  # one per file at most
+    monkeypatch.setattr(scan.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    assert scan.auto_workers(33, 400 * mib) == 2  # the CPUs this process may use
 
 
 def test_tables_print_brackets_in_paths_and_models_as_they_are(tmp_path: Path) -> None:

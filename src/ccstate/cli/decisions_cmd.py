@@ -11,8 +11,11 @@ from typing import Any, TypeVar
 
 import click
 
-from ccstate import decisions, decisions_edit, decisions_lint, paths
+from ccstate import paths
 from ccstate.cli import cli, echo_json, handle_errors, project_option, resolve_project
+from ccstate.decisions import edit as decisions_edit
+from ccstate.decisions import lint as decisions_lint
+from ccstate.decisions import log as decisions
 from ccstate.errors import CcstateError
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -9,9 +9,11 @@ from typing import Any
 
 import click
 
-from ccstate import config, handoff, handoff_store, paths, store
+from ccstate import config, paths, store
 from ccstate.cli import cli, echo_json, handle_errors, project_option, resolve_project
 from ccstate.errors import CcstateError
+from ccstate.handoff import index as handoff
+from ccstate.handoff import store as handoff_store
 
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"  # set by Claude Code for the Bash tool's commands
 _session_option = click.option(

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import click
 
-from ccstate import claude_md, claude_md_cache, config, paths, split, tokens
+from ccstate import config, paths, tokens
 from ccstate.cli import cli, echo_json, handle_errors, resolve_project
+from ccstate.instructions import cache as claude_md_cache
+from ccstate.instructions import lint as claude_md
+from ccstate.instructions import split
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

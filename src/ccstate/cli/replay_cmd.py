@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from ccstate import ledger, replay
 from ccstate.cli import cli, echo_json, handle_errors, project_option, resolve_project
 from ccstate.config import load_config
+from ccstate.ledger import core as ledger
+from ccstate.ledger import replay
 
 
 @cli.command(name="replay")

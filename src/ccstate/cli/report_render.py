@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ccstate import report
-from ccstate.report import Report, Scope, Tokens, est_tokens
+from ccstate.report import summary as report
+from ccstate.report.summary import Report, Scope, Tokens, est_tokens
 
 _NUM = {"justify": "right", "no_wrap": True}
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from ccstate import config, split
+from ccstate import config
 from ccstate.cli import cli, handle_errors, resolve_project
+from ccstate.instructions import split
 
 
 @cli.command(name="split")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ccstate import paths, store
-from ccstate.decisions import (
+from ccstate.decisions.log import (
     CONFLICT,
     LABEL_RE,
     MARKER_RE,

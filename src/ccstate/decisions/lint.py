@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ccstate import paths, store
-from ccstate.decisions import CONFLICT, ID_RE, Decision, Entry, Log, Problem, parse_log
-from ccstate.decisions_edit import LOCK_TIMEOUT_S, Patch, set_marker
+from ccstate.decisions.edit import LOCK_TIMEOUT_S, Patch, set_marker
+from ccstate.decisions.log import CONFLICT, ID_RE, Decision, Entry, Log, Problem, parse_log
 from ccstate.errors import CcstateError
 
 _FIX = "'ccstate decisions lint --fix'"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ccstate.gitinfo import Snapshot
-from ccstate.handoff_scan import Scan
+from ccstate.handoff.scan import Scan
 from ccstate.redact import Redactor
 
 SCHEMA_VERSION = 1

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccstate import gitinfo, handoff, handoff_doc, paths, redact, store
+from ccstate import gitinfo, paths, redact, store
 from ccstate.config import Config
 from ccstate.errors import StateError
-from ccstate.handoff_scan import Scan, iter_numbered
+from ccstate.handoff import doc as handoff_doc
+from ccstate.handoff import index as handoff
+from ccstate.handoff.scan import Scan, iter_numbered
 
 SCAN_SECONDS = 20.0  # SessionEnd has 30 s (wiring.HOOK_SPECS); leave room for git and writing
 MAX_NOTES = 10

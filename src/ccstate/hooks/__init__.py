@@ -8,7 +8,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ccstate.config import Config
-    from ccstate.hookio import HookInput
 
 
 class HookEnv:
@@ -72,20 +71,3 @@ class HookEnv:
         from pathlib import Path
 
         return Path(self.plugin_data_str) if self.plugin_data_str else None
-
-
-def write_handoff(inp: HookInput, env: HookEnv, event: str) -> dict[str, object]:
-    """The handoff writer as PreCompact and SessionEnd run it (#4); heartbeat detail back."""
-    if not env.config.get("handoff.enabled"):
-        return {"handoff": "disabled"}
-    from ccstate import handoff_store
-
-    return handoff_store.write_for_hook(
-        env.project_dir,
-        env.state_dir,
-        env.config,
-        inp.session_id,
-        inp.transcript_path,
-        event=event,
-        now=env.now,
-    )

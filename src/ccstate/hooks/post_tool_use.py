@@ -27,8 +27,9 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
 
 def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
     """The read ledger (docs/LEDGER.md): full content unless this context provably has it."""
-    from ccstate import ledger, ledger_store
     from ccstate.errors import StateError
+    from ccstate.ledger import core as ledger
+    from ccstate.ledger import store as ledger_store
 
     opts = ledger.Options.from_config(env.config)
     read = ledger.read_event(inp.tool_input, inp.tool_response, inp.cwd, inp.tool_use_id or "")
@@ -60,7 +61,9 @@ def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
 
 def _on_bash(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
     """Count `cat`/`head`/`sed -n` re-prints of lines this context already holds (never altered)."""
-    from ccstate import ledger, ledger_store, reprint
+    from ccstate.ledger import core as ledger
+    from ccstate.ledger import reprint
+    from ccstate.ledger import store as ledger_store
 
     command, response = inp.tool_input.get("command"), inp.tool_response
     target = reprint.parse_command(command, inp.cwd) if isinstance(command, str) else None
@@ -87,7 +90,7 @@ def _on_edit(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
         return HookResult.noop(**detail)
     if path.rsplit("/", 1)[-1] not in _INSTRUCTION_NAMES and "/.claude/rules/" not in path:
         return HookResult.noop(**detail)
-    from ccstate import claude_md_edit
+    from ccstate.instructions import edit_check as claude_md_edit
 
     line = claude_md_edit.check_edit(
         env.project, env.state, env.config, env.environ, path, inp.tool_input

@@ -6,7 +6,8 @@ PreCompact can fire 2-4 times for one compaction: the write is idempotent.
 from __future__ import annotations
 
 from ccstate.hookio import HookInput, HookResult
-from ccstate.hooks import HookEnv, write_handoff
+from ccstate.hooks import HookEnv
+from ccstate.hooks.handoff_writer import write_handoff
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
@@ -16,7 +17,7 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
 
 def _ledger_epoch(inp: HookInput, env: HookEnv) -> dict[str, object]:
     """The context is about to be summarised: the read ledger forgets what it held (#3)."""
-    from ccstate import ledger_store
+    from ccstate.ledger import store as ledger_store
 
     return ledger_store.on_lifecycle(
         env.state,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ccstate.hookio import HookInput, HookResult
-from ccstate.hooks import HookEnv, write_handoff
+from ccstate.hooks import HookEnv
+from ccstate.hooks.handoff_writer import write_handoff
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:

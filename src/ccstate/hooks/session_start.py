@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from ccstate import capsule, claude_md, decisions, handoff
+from ccstate import capsule
+from ccstate.decisions import log as decisions
+from ccstate.handoff import index as handoff
 from ccstate.hookio import HookInput, HookResult
 from ccstate.hooks import HookEnv
+from ccstate.instructions import status as instructions_status
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
@@ -25,7 +28,7 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
             now=env.now,
         ),
         decisions.capsule_section(env.project_dir, env.config),
-        claude_md.capsule_section(env.project_dir, env.state_dir, env.config),
+        instructions_status.capsule_section(env.project_dir, env.state_dir, env.config),
     ]
     budget = int(env.config.get("capsule.budget_tokens"))
     text = capsule.render_capsule(env.project_dir.name, sections, budget)
@@ -38,7 +41,7 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
 
 def _ledger_epoch(inp: HookInput, env: HookEnv) -> None:
     """Compaction and resume start a new read-ledger epoch; startup and /clear prune it."""
-    from ccstate import ledger_store
+    from ccstate.ledger import store as ledger_store
 
     ledger_store.on_lifecycle(
         env.state,
@@ -52,7 +55,7 @@ def _ledger_epoch(inp: HookInput, env: HookEnv) -> None:
 
 
 def _ledger_section(inp: HookInput, env: HookEnv) -> list[str]:
-    from ccstate import ledger_store
+    from ccstate.ledger import store as ledger_store
 
     return ledger_store.capsule_section(env.state, env.project, inp.session_id, inp.source)
 

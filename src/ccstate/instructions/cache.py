@@ -1,7 +1,7 @@
 """The last CLAUDE.md lint result, kept in the state dir for the hooks.
 
 Written by `ccstate lint` (tiktoken counts) and by the PostToolUse edit check (chars/4),
-read by the SessionStart capsule. It is fresh while every file the lint looked at
+read by the SessionStart capsule (status.py). It is fresh while every file the lint looked at
 (instruction files, folders it listed, pointer targets) has the same mtime and size and
 the lint settings are unchanged; a stale or missing cache is recomputed with the chars/4
 estimate (a few small files, no tokenizer). Standard library and string paths only.
@@ -13,14 +13,15 @@ import json
 import os
 
 from ccstate import paths, store
+from ccstate.instructions.lint import SETTINGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from typing import Any
 
-    from ccstate.claude_md import Report
     from ccstate.config import Config
+    from ccstate.instructions.lint import Report
 
 CACHE_VERSION = 1
 
@@ -39,8 +40,6 @@ def stamp(files: Iterable[str]) -> list[list[Any]]:
 
 
 def settings_of(config: Config) -> dict[str, Any]:
-    from ccstate.claude_md import SETTINGS  # a light import: the lint itself loads lazily
-
     return {key: config.get(key) for key in SETTINGS}
 
 
@@ -94,13 +93,3 @@ def is_fresh(data: Mapping[str, Any], config: Config) -> bool:
         return stamp(row[0] for row in stored) == stored
     except (TypeError, IndexError):
         return False
-
-
-def summary(project: str, state: str, config: Config, environ: Mapping[str, str]) -> dict[str, Any]:
-    """The cached lint result, recomputed with chars/4 when stale (never tiktoken)."""
-    data = read(state)
-    if data is not None and is_fresh(data, config):
-        return data
-    from ccstate import claude_md
-
-    return write(state, claude_md.lint(project, config, environ, claude_md.estimate, full=False))

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 
-from ccstate import claude_md, claude_md_cache
+from ccstate.instructions import cache as claude_md_cache
+from ccstate.instructions import lint as claude_md
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

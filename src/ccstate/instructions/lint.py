@@ -4,7 +4,7 @@
 counter it is given, and runs `RULES`, a tuple of small functions from a `Context` to a
 list of `Finding`s. The CLI passes tiktoken's offline cl100k_base (an estimate of
 Claude's tokenizer); hooks pass `estimate` (chars/4) and never load tiktoken. The last
-result is cached in the state dir (claude_md_cache.py) for the SessionStart capsule. Rules
+result is cached in the state dir (cache.py; status.py reads it for the SessionStart capsule). Rules
 and layout: docs/CLAUDE-MD.md. Standard library and string paths only.
 """
 
@@ -20,12 +20,11 @@ from ccstate.record import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from pathlib import Path
     from typing import Any, Literal
 
     from ccstate.config import Config
-    from ccstate.instructions import LoadedFile, LoadedSet
-    from ccstate.pointers import Pointer
+    from ccstate.instructions.loaded import LoadedFile, LoadedSet
+    from ccstate.instructions.pointers import Pointer
 
     Level = Literal["error", "warning", "info"]
     Counter = Callable[[str], tuple[int, bool]]
@@ -106,7 +105,7 @@ class Context:
         environ: Mapping[str, str],
         full: bool,
     ) -> None:
-        from ccstate import pointers
+        from ccstate.instructions import pointers
 
         self.loaded = loaded
         self.project = loaded.project
@@ -187,7 +186,7 @@ def lint(
     full: bool = True,
 ) -> Report:
     """Lint `project`'s always-loaded instructions. `full=False` skips the tree walk."""
-    from ccstate import instructions
+    from ccstate.instructions import loaded as instructions
 
     loaded = instructions.compute(project, environ)
     counted = [(f, count(f.text)) for f in loaded.files]
@@ -238,7 +237,7 @@ def rule_root_size(ctx: Context) -> list[Finding]:
 
 def rule_imports(ctx: Context) -> list[Finding]:
     """Each @import that loads: its cost every session and the plain pointer to use instead."""
-    from ccstate import mdscan
+    from ccstate.instructions import mdscan
 
     limit = ctx.settings["lint.import_max_tokens"]
     found: list[Finding] = []
@@ -260,7 +259,7 @@ def rule_imports(ctx: Context) -> list[Finding]:
 
 def rule_import_not_loaded(ctx: Context) -> list[Finding]:
     """@imports Claude Code skips: too deep, not text, outside the project and not approved."""
-    from ccstate import instructions
+    from ccstate.instructions import loaded as instructions
 
     why = {
         "too-deep": f"not loaded: deeper than {instructions.MAX_DEPTH - 1} imports",
@@ -279,7 +278,7 @@ def rule_import_not_loaded(ctx: Context) -> list[Finding]:
 
 def rule_dead_pointers(ctx: Context) -> list[Finding]:
     """@imports and links that point nowhere (error); plain paths that do (warning)."""
-    from ccstate import mdscan
+    from ccstate.instructions import mdscan
 
     found = [
         Finding("dead-pointer", "error", ctx.show(r.source), r.line, _dead_import(r.raw, r.target))
@@ -297,7 +296,7 @@ def rule_dead_pointers(ctx: Context) -> list[Finding]:
 
 def rule_orphan_topics(ctx: Context) -> list[Finding]:
     """Topic files nothing in the instructions (or another topic file) points to."""
-    from ccstate import pointers
+    from ccstate.instructions import pointers
 
     folder = os.path.join(ctx.project, str(ctx.settings["lint.topic_dir"]))
     return [
@@ -312,7 +311,8 @@ _ORPHAN = "nothing points to this topic file: add an index line to CLAUDE.md, or
 
 def rule_vague_pointers(ctx: Context) -> list[Finding]:
     """Index lines whose pointer comes without a word on what lives behind it."""
-    from ccstate import instructions, mdscan
+    from ccstate.instructions import loaded as instructions
+    from ccstate.instructions import mdscan
 
     found: list[Finding] = []
     roots = [f for f in ctx.loaded.files if f.kind == "root"]
@@ -349,7 +349,7 @@ def rule_scoped(ctx: Context) -> list[Finding]:
 
 def rule_nested(ctx: Context) -> list[Finding]:
     """CLAUDE.md files below the root load late and vanish after compaction (info)."""
-    from ccstate import pointers
+    from ccstate.instructions import pointers
 
     if not ctx.full:
         return []
@@ -368,7 +368,7 @@ def rule_nested(ctx: Context) -> list[Finding]:
 
 def rule_memory_head(ctx: Context) -> list[Finding]:
     """The auto-memory index is cut at 200 lines / 25,000 characters (info)."""
-    from ccstate import instructions
+    from ccstate.instructions import loaded as instructions
 
     memory = ctx.loaded.memory
     if memory is None or not memory[3]:
@@ -397,7 +397,8 @@ RULES: tuple[Callable[[Context], list[Finding]], ...] = (
 
 def pointer_line(path: str, loaded: LoadedSet | None, target: str) -> str:
     """The plain pointer that replaces an import: the path and a one-line gist."""
-    from ccstate import instructions, mdscan
+    from ccstate.instructions import loaded as instructions
+    from ccstate.instructions import mdscan
 
     text = next((f.text for f in loaded.files if f.path == target), None) if loaded else None
     if text is None:
@@ -436,14 +437,3 @@ def _dead_import(raw: str, target: str) -> str:
 
 def _looks_like_path(path: str) -> bool:
     return "/" in path or "." in path
-
-
-def capsule_section(project: Path, state: Path, config: Config) -> list[str]:
-    """At most one capsule line about lint errors. Stdlib only; runs at SessionStart."""
-    from ccstate import claude_md_cache
-
-    summary = claude_md_cache.summary(os.fspath(project), os.fspath(state), config, os.environ)
-    if not summary["errors"]:
-        return []
-    rules = ", ".join(summary["error_rules"])
-    return [f"- CLAUDE.md lint: {summary['errors']} error(s) ({rules}); `ccstate lint` shows them"]

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import os
 
-from ccstate import mdscan, paths
+from ccstate import paths
+from ccstate.instructions import mdscan
 from ccstate.paths import is_within as within
 from ccstate.record import Record
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 
-from ccstate import instructions, mdscan
+from ccstate.instructions import loaded as instructions
+from ccstate.instructions import mdscan
 from ccstate.paths import is_within as within
 from ccstate.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ccstate.instructions import LoadedSet
+    from ccstate.instructions.loaded import LoadedSet
 
 MAX_FILES = 2000
 

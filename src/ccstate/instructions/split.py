@@ -13,15 +13,17 @@ from __future__ import annotations
 import os
 import re
 
-from ccstate import instructions, mdscan, store
+from ccstate import store
 from ccstate.errors import CcstateError
+from ccstate.instructions import loaded as instructions
+from ccstate.instructions import mdscan
 from ccstate.paths import is_within as within
 from ccstate.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ccstate.claude_md import Report
-    from ccstate.instructions import ImportRef
+    from ccstate.instructions.lint import Report
+    from ccstate.instructions.loaded import ImportRef
 
 FIXABLE = ("loaded", "duplicate", "too-deep", "external")  # the target exists and is text
 

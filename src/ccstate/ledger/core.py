@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 
-from ccstate import ledger_text
-from ccstate.ledger_records import Claim, Decision, Ledger, Options, ReadEvent, Segment
-from ccstate.ledger_text import NOTICE_TAG
+from ccstate.ledger import text as ledger_text
+from ccstate.ledger.records import Claim, Decision, Ledger, Options, ReadEvent, Segment
+from ccstate.ledger.text import NOTICE_TAG
 from ccstate.store import sha256_hex
 
 TYPE_CHECKING = False

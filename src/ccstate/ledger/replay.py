@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ccstate import ledger, reprint, tokens, transcript
+from ccstate import tokens, transcript
+from ccstate.ledger import core as ledger
+from ccstate.ledger import reprint
 
 KINDS = ("identical", "unseen", "diff")
 CONTEXT_PREFIX = "PostToolUse:Read hook additional context: "  # how Claude Code shows it

@@ -5,11 +5,11 @@ Detected and counted (hook stats, `ccstate replay`), never replaced. Standard li
 
 from __future__ import annotations
 
-from ccstate.ledger import known_lines, normpath
+from ccstate.ledger.core import known_lines, normpath
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ccstate.ledger import Ledger, Loader
+    from ccstate.ledger.core import Ledger, Loader
 
 _SHELL_META = set("|&;<>`$(){}*?[]~!\\\n")
 

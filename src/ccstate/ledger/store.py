@@ -17,7 +17,7 @@ import time
 
 from ccstate import store
 from ccstate.errors import StateError
-from ccstate.ledger import SCHEMA_VERSION, Ledger, Segment, new_epoch, replaced_paths
+from ccstate.ledger.core import SCHEMA_VERSION, Ledger, Segment, new_epoch, replaced_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ccstate.ledger_records import Claim, ReadEvent, Segment
+    from ccstate.ledger.records import Claim, ReadEvent, Segment
 
 NOTICE_TAG = "[ccstate: not file content]"
 NOTE_TAG = "[ccstate]"

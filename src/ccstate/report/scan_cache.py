@@ -14,13 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from ccstate import __version__, store, transcript
-from ccstate.composition import Composition
-from ccstate.usage import Compaction, FileScan, Turn
+from ccstate.report.composition import Composition
+from ccstate.report.usage import Compaction, FileScan, Turn
 
 CACHE_VERSION = 1
 CACHE_NAME = "report-scans.json"
 MAX_ENTRIES = 5000  # the most recently modified transcripts are kept
-_SCANNER_FILES = ("usage.py", "composition.py", "transcript.py", "scan_cache.py")
+# the scanner's code, relative to the ccstate package
+_SCANNER_FILES = (
+    "report/usage.py",
+    "report/composition.py",
+    "report/scan_cache.py",
+    "transcript.py",
+    "ledger/text.py",
+)
 
 
 def stamp(path: Path) -> list[int] | None:
@@ -33,10 +40,10 @@ def stamp(path: Path) -> list[int] | None:
 
 def code_stamp(prefixes: tuple[str, ...]) -> str:
     """What a cached scan depends on besides the file: ccstate and its scanner code."""
-    here = Path(__file__).parent
-    from ccstate.usage import NOTE_TAG, ledger_text
+    here = Path(__file__).parents[1]
+    from ccstate.ledger.text import NOTE_TAG
 
-    parts = [__version__, str(CACHE_VERSION), *prefixes, ledger_text("NOTE_TAG", NOTE_TAG)]
+    parts = [__version__, str(CACHE_VERSION), *prefixes, NOTE_TAG]
     for name in _SCANNER_FILES:
         parts.append(str(stamp(here / name)))
     return "|".join(parts)

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ccstate.composition import READ_KINDS, REREAD_KINDS, Composition
-from ccstate.pricing import PricingTable, RateCard, is_long, tokens_cost
-from ccstate.usage import MAIN, Compaction, FileScan, Turn
+from ccstate.report.composition import READ_KINDS, REREAD_KINDS, Composition
+from ccstate.report.pricing import PricingTable, RateCard, is_long, tokens_cost
+from ccstate.report.usage import MAIN, Compaction, FileScan, Turn
 
 SCHEMA_VERSION = 1
 CHARS_PER_TOKEN = 4

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ccstate import transcript
-from ccstate.composition import Composition, Tracker
+from ccstate.ledger.text import NOTE_TAG, NOTICE_TAG
+from ccstate.report.composition import Composition, Tracker
 
 CAPSULE_HEADER = "[ccstate] project state"  # = capsule.HEADER, kept literal: no import chain
-DEFAULT_NOTICE_PREFIX = "[ccstate: not file content]"  # = ledger_text.NOTICE_TAG
-NOTE_TAG = "[ccstate]"  # = ledger_text.NOTE_TAG: notes in additionalContext (diffs, ranges)
+DEFAULT_NOTICE_PREFIX = NOTICE_TAG  # how the read ledger's notices start (ledger/text.py)
 MAIN = "main"
 _NO_TOOL_USE: tuple[str, dict[str, Any]] = ("?", {})  # a result whose tool_use was not seen
 # Record types that never carry usage or context the report needs; skipped undecoded.
@@ -92,23 +92,9 @@ class FileScan:
     versions: list[str] = field(default_factory=list)
 
 
-def ledger_text(name: str, default: str) -> str:
-    """A marker of the read ledger's texts (issue #3), read lazily from where it is defined."""
-    import importlib
-
-    for module in ("ccstate.ledger_text", "ccstate.ledger"):
-        try:
-            value = getattr(importlib.import_module(module), name, None)
-        except ImportError:
-            continue
-        if isinstance(value, str) and value:
-            return value
-    return default
-
-
 def notice_prefixes() -> tuple[str, ...]:
     """How the read ledger's notices (a Read result replaced by a notice) start."""
-    return (ledger_text("NOTICE_TAG", DEFAULT_NOTICE_PREFIX),)
+    return (NOTICE_TAG,)
 
 
 def scan_file(path: Path, prefixes: tuple[str, ...] | None = None) -> FileScan:
@@ -128,8 +114,7 @@ def scan_records(
     folder = path.resolve().parent
     project_dir = folder.parent.parent if subagent else folder
     scan = FileScan(str(path), transcript.session_of(path), project_dir.name, subagent)
-    note_tag = ledger_text("NOTE_TAG", NOTE_TAG)
-    _Scanner(scan, Tracker(prefixes, CAPSULE_HEADER, note_tag)).run(records)
+    _Scanner(scan, Tracker(prefixes, CAPSULE_HEADER, NOTE_TAG)).run(records)
     return scan
 
 
