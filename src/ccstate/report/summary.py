@@ -228,7 +228,7 @@ class _TurnSums:
         self.groups: dict[tuple[str, str, bool, bool, bool], list[int]] = {}
 
     def add(self, turn: Turn) -> None:
-        _id, model, stamp, thread, input, write_5m, write_1h, read, output, fast = turn
+        _id, model, stamp, thread, input, write_5m, write_1h, read, output, fast = turn[:10]
         day = stamp[:10]
         card = self.cards.card(model, day)
         long = card is not None and is_long(card, input + write_5m + write_1h + read)
