@@ -62,16 +62,19 @@ class Point(NamedTuple):
     tokens: dict[str, int]
 
 
-def series(calls: Iterable[tuple[int, Sequence[tuple[str, int]]]]) -> list[Point]:
+def series(calls: Iterable[tuple[int, Sequence[tuple[str, int]], int]]) -> list[Point]:
     """Points for consecutive calls of one thread: (prompt tokens the usage reports, the
-    sources that changed before the call; a compaction sets them all to 0). Estimates never
-    exceed the prompt: what is left of it is `system`."""
+    sources that changed before the call (a compaction sets them all to 0), the output tokens
+    of the thread's earlier calls in this epoch: the model's side of the conversation).
+    Estimates never exceed the prompt: what is left of it is `system`."""
     sums: dict[str, int] = {}
     out: list[Point] = []
-    for prompt, changed in calls:
+    for prompt, changed, replies in calls:
         for source, chars in changed:
             sums[source] = chars
         tokens = {s: -(-c // CHARS_PER_TOKEN) for s, c in sums.items() if c > 0}
+        if replies:
+            tokens["conversation"] = tokens.get("conversation", 0) + replies
         estimated = sum(tokens.values())
         if estimated > prompt:  # chars/4 overshot: scale the estimates down to the prompt
             scale = prompt / estimated if estimated else 0.0

@@ -308,12 +308,12 @@ class _Scanner:
                 self.sizes.add(thread, "tool:" + name, len(text))
                 self.tracker.tool_result(thread, name, tool_input, text, error, cwd)
             elif kind == "text":
-                text = block.get("text")
-                if not meta and isinstance(text, str):
-                    clear = text.startswith(_CLEAR_COMMAND)
+                said = block.get("text")
+                if not meta and isinstance(said, str):
+                    clear = said.startswith(_CLEAR_COMMAND)
                     self._event(thread, EV_NEW_CONTEXT if clear else EV_PROMPT)
-                    self.sizes.add(thread, "conversation", len(text))
-                self._maybe_injection(thread, text)
+                    self.sizes.add(thread, "conversation", len(said))
+                self._maybe_injection(thread, said)
 
     def _system(self, rec: dict[str, Any], thread: str) -> None:
         if rec.get("subtype") == "compact_boundary":
