@@ -163,7 +163,7 @@ def _scope_sentence(scope: str, c: TtlCosts) -> str:
         f"For {NAMES[scope]} ({c.calls:,} calls; {gaps['5m_to_60m']:,} after an idle gap of "
         f"5-60 min, {gaps['over_60m']:,} after more than an hour), 5-minute cache writes "
         f"cost ${c.usd_5m:,.2f} and 1-hour writes ${c.usd_1h:,.2f} "
-        f"({c.avoided:,} rebuilds avoided, {c.added:,} more with 5 minutes)."
+        f"(TTL rebuilds: {c.avoided:,} avoided with 1 hour, {c.added:,} more with 5 minutes)."
     )
     best, now = best_ttl(c), c.current
     saving = abs(c.net_usd)

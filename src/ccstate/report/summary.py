@@ -491,6 +491,10 @@ CSV_HEADER = [
     "rereads",
     "reread_est_tokens",
     "ccstate_saved_est_tokens",
+    "rebuilds",
+    "rebuild_rewritten_tokens",
+    "rebuild_extra_usd",
+    "hook_seconds",
 ]
 
 
@@ -510,4 +514,7 @@ def _csv_row(session: str, project: str, first: str, last: str, scope: Scope) ->
     values += [t.cache_read, t.output, t.total, f"{t.cost:.6f}", f"{t.hit_ratio:.4f}"]
     values += [len(scope.compactions), rereads["rereads"], rereads["reread_tokens"]]
     values.append(est_tokens(scope.composition.saved_chars))
+    a = scope.cache_audit
+    hook_ms = sum(run[2] for run in scope.hook_runs)
+    values += [a.count, a.rewritten, f"{a.extra_usd:.6f}", f"{hook_ms / 1000:.3f}"]
     return [str(v) for v in values]
