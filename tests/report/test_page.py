@@ -159,9 +159,12 @@ def test_the_page_in_headless_chromium(tmp_path: Path) -> None:
         )
         assert cost_points == CALLS
         driver.find_element("css selector", "#session-table th:nth-child(4)").click()
-        assert driver.execute_script(
-            "return document.querySelector('#session-table th:nth-child(4)').dataset.dir"
-        ) == "asc"
+        assert (
+            driver.execute_script(
+                "return document.querySelector('#session-table th:nth-child(4)').dataset.dir"
+            )
+            == "asc"
+        )
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         shot = ARTIFACTS / "report-page.png"
         assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
