@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -207,11 +207,12 @@ def run_claude_turns(
     resume: str | None = None,
     env_extra: Mapping[str, str] | None = None,
     timeout: float = 180,
+    between: Callable[[int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Several user turns in ONE `claude -p` process (`--input-format stream-json`), each
-    sent after the previous turn's result: a multi-turn session without a resume. Returns
-    the `result` event of each turn (raises AssertionError with the debug log if one is
-    missing)."""
+    sent after the previous turn's result: a multi-turn session without a resume.
+    `between(i)` runs just before prompt i is sent. Returns the `result` event of each turn
+    (raises AssertionError with the debug log if one is missing)."""
     home = Path(home)
     debug_log = next_debug_log(home)
     args = [str(claude_bin), "-p", "--input-format", "stream-json"]
@@ -235,7 +236,9 @@ def run_claude_turns(
     watchdog = threading.Timer(timeout, proc.kill)  # a hung CLI ends the read loop below
     watchdog.start()
     try:
-        for prompt in prompts:
+        for index, prompt in enumerate(prompts):
+            if between is not None:
+                between(index)
             message = {"role": "user", "content": prompt}
             proc.stdin.write(json.dumps({"type": "user", "message": message}) + "\n")
             proc.stdin.flush()
