@@ -105,7 +105,8 @@ def test_a_call_copied_from_another_file_is_not_audited_twice() -> None:
 
     context = [(turn("old1", 0, 50_000), "f"), (turn("old2", 0, 60_000), "f")]
     context.append((turn("new", 0, 61_000), "f"))
-    result = audit.audit_session("s", [context], {"new"}, lambda model, day: None)
+    walked = audit.walk_all([context], {"new"})
+    result = audit.audit_session("s", walked, lambda model, day: None)
     assert [(r.kind, r.extra_usd) for r in result.rebuilds] == [("new_context", None)]
 
 

@@ -260,17 +260,20 @@ def extra_cost(card: RateCard | None, turn: Turn, rewritten: int) -> tuple[float
     return usd * multiplier / 1_000_000, as_writes
 
 
-def audit_session(
-    session_id: str,
-    context_list: Sequence[Sequence[tuple[Turn, str]]],
-    counted: set[str],
-    card_of: CardOf,
-) -> Audit:
-    """The rebuilds of one session's contexts (calls counted in another file are skipped)."""
+def walk_all(
+    context_list: Sequence[Sequence[tuple[Turn, str]]], counted: set[str]
+) -> list[list[Call]]:
+    """`walk` over each context (the audit and the TTL advice read the same calls)."""
+    return [list(walk(context, counted)) for context in context_list]
+
+
+def audit_session(session_id: str, walked: Sequence[Sequence[Call]], card_of: CardOf) -> Audit:
+    """The rebuilds of one session's walked contexts (calls counted in another file are
+    skipped)."""
     audit = Audit()
-    for context in context_list:
+    for calls in walked:
         prev: Turn | None = None
-        for call in walk(context, counted):
+        for call in calls:
             turn = call.turn
             if prev is not None and call.counted:
                 audit.compared += 1

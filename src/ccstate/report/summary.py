@@ -214,9 +214,9 @@ def _audit(
 ) -> None:
     """The session's rebuild audit and its calls priced with either cache TTL."""
     context_list = audit.contexts((m.path, m.turns.values()) for m in members)
-    scope.cache_audit = audit.audit_session(session_id, context_list, counted, card)
-    calls = (call for context in context_list for call in audit.walk(context, counted))
-    scope.ttl = advice.ttl_costs(calls, card)
+    walked = audit.walk_all(context_list, counted)
+    scope.cache_audit = audit.audit_session(session_id, walked, card)
+    scope.ttl = advice.ttl_costs((call for calls in walked for call in calls), card)
 
 
 def _session(project: str, session_id: str, members: list[FileScan], scope: Scope) -> SessionReport:

@@ -298,13 +298,14 @@ class _Scanner:
             return
         cwd = str(rec.get("cwd") or "")
         meta = bool(rec.get("isMeta"))
+        since = self.since
         for block in blocks:
             kind = block.get("type")
             if kind == "tool_result":
                 name, tool_input = self.tool_uses.get(str(block.get("tool_use_id")), _NO_TOOL_USE)
                 text = result_text(block.get("content"))
                 error = bool(block.get("is_error"))
-                self._event(thread, EV_TOOL_RESULT)
+                since[thread] = since.get(thread, 0) | EV_TOOL_RESULT
                 self.sizes.add(thread, "tool:" + name, len(text))
                 self.tracker.tool_result(thread, name, tool_input, text, error, cwd)
             elif kind == "text":
