@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ccstate.report.audit import TTL_SECONDS, Call, CardOf, is_main, rates_of
+from ccstate.report.pricing import RateCard
 
 SCOPES = ("main", "subagents")
 GAPS = ("under_5m", "5m_to_60m", "over_60m")
@@ -62,53 +63,68 @@ class TtlCosts:
         return "1h" if self.writes_1h > self.writes_5m else "5m"
 
 
-def ttl_costs(calls: Iterable[Call], card_of: CardOf) -> dict[str, TtlCosts]:
-    """The two scenarios for the main conversation and for subagents."""
+# Calls that share a rate card, long-context and fast mode, summed: (scope, card or None,
+# long, fast, (input, 5-minute writes, 1-hour writes, reads, output, calls)). The report
+# prices its calls in such groups already (summary._TurnSums); the scenarios reuse them.
+Group = tuple[str, RateCard | None, bool, bool, tuple[int, int, int, int, int, int]]
+
+
+def ttl_costs(
+    calls: Iterable[Call], groups: Iterable[Group], card_of: CardOf
+) -> dict[str, TtlCosts]:
+    """The two scenarios for the main conversation and for subagents: every group priced
+    with either write rate, then the calls whose fate the TTL decides adjusted one by one."""
     out = {scope: TtlCosts() for scope in SCOPES}
+    for scope, card, long, fast, (input, w5, w1, read, output, count) in groups:
+        costs = out[scope]
+        costs.calls += count
+        costs.writes_5m += w5
+        costs.writes_1h += w1
+        if card is None:
+            costs.unpriced += count
+            continue
+        r = card.long_rates if long and card.long_rates is not None else card.rates
+        base = input * r.input + read * r.cache_read + output * r.output
+        multiplier = card.fast_multiplier if fast else 1.0
+        costs.usd_5m += (base + (w5 + w1) * r.cache_write_5m) * multiplier / 1_000_000
+        costs.usd_1h += (base + (w5 + w1) * r.cache_write_1h) * multiplier / 1_000_000
     for call in calls:
-        if call.counted:
-            _add(out["main" if is_main(call.turn) else "subagents"], call, card_of)
+        if call.counted and call.gap is not None:
+            _adjust(out["main" if is_main(call.turn) else "subagents"], call, card_of)
     return out
 
 
-def _add(costs: TtlCosts, call: Call, card_of: CardOf) -> None:
-    turn = call.turn
-    costs.calls += 1
-    costs.writes_5m += turn.cache_write_5m
-    costs.writes_1h += turn.cache_write_1h
+def _adjust(costs: TtlCosts, call: Call, card_of: CardOf) -> None:
+    """A call's gap bucket, and its price change where the TTL decides whether the cache
+    survived the gap before it."""
     gap = call.gap
-    if gap is not None:
-        costs.gaps[_bucket(gap)] += 1
+    assert gap is not None
+    costs.gaps[_bucket(gap)] += 1
+    if gap <= TTL_SECONDS["5m"] or gap > TTL_SECONDS["1h"]:
+        return  # both TTLs keep it, or both lose it
+    turn = call.turn
+    avoided = call.kind == "ttl_expiry"
+    lost = call.ttl == "1h" and not call.kind and turn.cache_read > 0
+    if not (avoided or lost):
+        return
     card = card_of(turn.model, turn.timestamp)
     if card is None:
-        costs.unpriced += 1
         return
     r, multiplier = rates_of(card, turn)
-    writes = turn.cache_write_5m + turn.cache_write_1h
-    base = turn.input * r.input + turn.cache_read * r.cache_read + turn.output * r.output
-    usd_5m = base + writes * r.cache_write_5m
-    usd_1h = base + writes * r.cache_write_1h
-    within_hour = gap is not None and gap <= TTL_SECONDS["1h"]
-    if call.kind == "ttl_expiry" and within_hour:
+    scale = multiplier / 1_000_000
+    if avoided:  # 1 hour would have kept it: the rewrite is read instead
         rewritten = call.expected - turn.cache_read
-        as_writes = min(rewritten, writes)
-        usd_1h -= as_writes * (r.cache_write_1h - r.cache_read)
-        usd_1h -= (rewritten - as_writes) * (r.input - r.cache_read)
+        as_writes = min(rewritten, turn.cache_write_5m + turn.cache_write_1h)
+        saved = as_writes * (r.cache_write_1h - r.cache_read)
+        saved += (rewritten - as_writes) * (r.input - r.cache_read)
+        costs.usd_1h -= saved * scale
         costs.avoided += 1
         costs.avoided_tokens += rewritten
-    elif (
-        call.ttl == "1h"
-        and within_hour
-        and gap is not None
-        and gap > TTL_SECONDS["5m"]
-        and turn.cache_read > 0
-    ):
-        lost = min(turn.cache_read, call.expected)
-        usd_5m += lost * (r.cache_write_5m - r.cache_read)
+    else:  # 5 minutes would have lost what it read from its 1-hour cache
+        tokens = min(turn.cache_read, call.expected)
+        costs.usd_5m += tokens * (r.cache_write_5m - r.cache_read) * scale
         costs.added += 1
-        costs.added_tokens += lost
-    costs.usd_5m += usd_5m * multiplier / 1_000_000
-    costs.usd_1h += usd_1h * multiplier / 1_000_000
+        costs.added_tokens += tokens
 
 
 def _bucket(gap: float) -> str:

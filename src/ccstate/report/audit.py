@@ -221,10 +221,14 @@ def _epoch(stamp: str) -> float | None:
     found = _EPOCHS.get(stamp, -1.0)
     if found != -1.0:
         return found
-    try:
-        value: float | None = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    value: float | None
+    try:  # 3.11 reads the trailing Z; 3.10 needs it spelled +00:00
+        value = datetime.fromisoformat(stamp).timestamp()
     except ValueError:
-        value = None
+        try:
+            value = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            value = None
     if len(_EPOCHS) < 100_000:
         _EPOCHS[stamp] = value
     return value

@@ -208,7 +208,7 @@ def _class_legend() -> str:
 # --------------------------------------------------------------------------- session charts
 
 
-def main_calls(session: SessionReport) -> list[tuple[Turn, list[tuple[str, int]]]]:
+def main_calls(session: SessionReport) -> list[tuple[Turn, list[list[Any]]]]:
     """The main thread's calls of a session, in order, with their context-size deltas."""
     out = []
     for scan in session.scans:
@@ -269,8 +269,8 @@ def session_chart(session: SessionReport, pricing: PricingTable) -> str:
 
 
 def _with_replies(
-    calls: Sequence[tuple[Turn, list[tuple[str, int]]]],
-) -> list[tuple[int, list[tuple[str, int]], int]]:
+    calls: Sequence[tuple[Turn, list[list[Any]]]],
+) -> list[tuple[int, list[list[Any]], int]]:
     """Each call's prompt and size deltas, with the output of the earlier calls of its epoch."""
     out, replies = [], 0
     for turn, sizes in calls:

@@ -104,7 +104,6 @@ def to_json(scan: FileScan) -> dict[str, Any]:
 def from_json(data: dict[str, Any]) -> FileScan:
     turns = [Turn(*row) for row in data.pop("turns")]
     data["hook_runs"] = [tuple(run) for run in data.get("hook_runs", ())]
-    data["sizes"] = {k: [tuple(pair) for pair in v] for k, v in data.get("sizes", {}).items()}
     compactions = [Compaction(**c) for c in data.pop("compactions")]
     comp = Composition()
     for name, value in data.pop("composition").items():

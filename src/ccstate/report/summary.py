@@ -188,7 +188,7 @@ def build_report(scans: Iterable[FileScan], pricing: PricingTable) -> Report:
         for scan in members:
             scope.compactions.extend(_price_compaction(c, pricing) for c in scan.compactions)
         _set_context_rates(scope, pricing)
-        _audit(scope, session_id, members, counted, cards.card)
+        _audit(scope, session_id, members, counted, sums)
         session = _session(project, session_id, members, scope)
         session.scans, session.counted = members, counted
         sessions.append(session)
@@ -210,13 +210,24 @@ def build_report(scans: Iterable[FileScan], pricing: PricingTable) -> Report:
 
 
 def _audit(
-    scope: Scope, session_id: str, members: list[FileScan], counted: set[str], card: audit.CardOf
+    scope: Scope, session_id: str, members: list[FileScan], counted: set[str], sums: _TurnSums
 ) -> None:
     """The session's rebuild audit and its calls priced with either cache TTL."""
     context_list = audit.contexts((m.path, m.turns.values()) for m in members)
     walked = audit.walk_all(context_list, counted)
+    card = sums.cards.card
     scope.cache_audit = audit.audit_session(session_id, walked, card)
-    scope.ttl = advice.ttl_costs((call for calls in walked for call in calls), card)
+    groups: list[advice.Group] = [
+        (
+            "subagents" if sub else "main",
+            card(model, day),
+            long,
+            fast,
+            (v[0], v[1], v[2], v[3], v[4], v[5]),
+        )
+        for (model, day, sub, long, fast), v in sums.groups.items()
+    ]
+    scope.ttl = advice.ttl_costs((call for calls in walked for call in calls), groups, card)
 
 
 def _session(project: str, session_id: str, members: list[FileScan], scope: Scope) -> SessionReport:

@@ -1,7 +1,8 @@
 """What each API call's context held, by source, for the charts of `ccstate report --html`
 (pure; standard library only).
 
-While a transcript is scanned, `Sizes` keeps per thread the characters each source has put
+While a transcript is scanned, `Sizes` keeps for the main thread (the scanner feeds it no
+other) the characters each source has put
 into the current epoch: `conversation` (prompts, compaction summaries), `claude_md` (the
 `instructions` and `nested_memory` attachments of 2.1.x), `ccstate` (capsule and notes), and
 `tool:<name>` (tool results by tool). At each new API call it records only the sources that
@@ -13,7 +14,7 @@ and whatever the transcript does not show) under `system`. Definitions: docs/REP
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 SYSTEM = "system"  # system prompt, tools and the rest: the prompt minus every estimate
 ORDER = ("system", "claude_md", "conversation", "ccstate")  # then tools, largest first
@@ -22,16 +23,20 @@ TOOLS_SHOWN = 5  # tools charted on their own; the rest as "tool:other"
 
 
 class Sizes:
-    """Per thread: characters by source in this epoch; per call: what changed (a delta)."""
+    """For one thread: characters by source in this epoch; per call: what changed (a
+    delta). Other threads are ignored."""
 
-    __slots__ = ("calls", "changed", "threads")
+    __slots__ = ("calls", "changed", "only", "threads")
 
-    def __init__(self) -> None:
+    def __init__(self, only: str) -> None:
+        self.only = only
         self.threads: dict[str, dict[str, int]] = {}
         self.changed: dict[str, set[str]] = {}
-        self.calls: dict[str, list[tuple[str, int]]] = {}
+        self.calls: dict[str, list[list[Any]]] = {}  # [source, chars]: as JSON keeps them
 
     def add(self, thread: str, source: str, chars: int) -> None:
+        if thread != self.only:
+            return
         sums = self.threads.get(thread)
         if sums is None:
             sums = self.threads[thread] = {}
@@ -51,7 +56,7 @@ class Sizes:
         changed = self.changed.get(thread)
         if changed:
             sums = self.threads[thread]
-            self.calls[message_id] = [(source, sums[source]) for source in sorted(changed)]
+            self.calls[message_id] = [[source, sums[source]] for source in sorted(changed)]
             changed.clear()
 
 
@@ -62,7 +67,7 @@ class Point(NamedTuple):
     tokens: dict[str, int]
 
 
-def series(calls: Iterable[tuple[int, Sequence[tuple[str, int]], int]]) -> list[Point]:
+def series(calls: Iterable[tuple[int, Sequence[Sequence[Any]], int]]) -> list[Point]:
     """Points for consecutive calls of one thread: (prompt tokens the usage reports, the
     sources that changed before the call (a compaction sets them all to 0), the output tokens
     of the thread's earlier calls in this epoch: the model's side of the conversation).

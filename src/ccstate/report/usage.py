@@ -65,7 +65,7 @@ class Turn(NamedTuple):  # a NamedTuple: cheap to create, to pickle and to cache
     output: int
     fast: bool = False
     line: int = 0  # the file line of its first record
-    last: str = ""  # its last record's timestamp
+    last: str = ""  # its last record's timestamp; "" when the same as `timestamp`
     events: int = 0  # EV_* bits: what happened in its thread since the thread's previous call
     effort: str = ""  # the record's `effort` (2.1.x), "" when not written
 
@@ -111,7 +111,7 @@ class FileScan:
     hook_runs: list[tuple[str, str, int]] = field(default_factory=list)  # (command, event, ms)
     # per API call: the context sources that changed since its thread's previous call, as
     # (source, chars so far in this epoch) pairs (timeline.py)
-    sizes: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    sizes: dict[str, list[list[Any]]] = field(default_factory=dict)
 
 
 def notice_prefixes() -> tuple[str, ...]:
@@ -159,7 +159,7 @@ class _Scanner:
         self.turns: dict[str, list[Any]] = {}
         self.since: dict[str, int] = {}  # thread -> EV_* bits since its last call
         self.called: set[str] = set()  # threads that made a call
-        self.sizes = Sizes()
+        self.sizes = Sizes(MAIN)  # the charts show the main thread
         self.last_main: str | None = None  # message.id of the latest main-thread response
         self.rebuild_pending = False
         self.summary_pending = False
@@ -251,7 +251,8 @@ class _Scanner:
         effort = rec.get("effort")
         effort = effort if isinstance(effort, str) else ""
         turns[key] = [model, stamp, thread, usage, line, stamp, since, effort]
-        self.sizes.call(thread, key)
+        if thread == MAIN:
+            self.sizes.call(thread, key)
         self.tracker.api_call(thread)
         if thread == MAIN:
             self.last_main = key
@@ -306,14 +307,16 @@ class _Scanner:
                 text = result_text(block.get("content"))
                 error = bool(block.get("is_error"))
                 since[thread] = since.get(thread, 0) | EV_TOOL_RESULT
-                self.sizes.add(thread, "tool:" + name, len(text))
+                if thread == MAIN:  # (Sizes ignores other threads; this skips the call)
+                    self.sizes.add(thread, "tool:" + name, len(text))
                 self.tracker.tool_result(thread, name, tool_input, text, error, cwd)
             elif kind == "text":
                 said = block.get("text")
                 if not meta and isinstance(said, str):
                     clear = said.startswith(_CLEAR_COMMAND)
                     self._event(thread, EV_NEW_CONTEXT if clear else EV_PROMPT)
-                    self.sizes.add(thread, "conversation", len(said))
+                    if thread == MAIN:
+                        self.sizes.add(thread, "conversation", len(said))
                 self._maybe_injection(thread, said)
 
     def _system(self, rec: dict[str, Any], thread: str) -> None:
@@ -423,7 +426,7 @@ def _turn(
         _int(usage.get("output_tokens")),
         usage.get("speed") == "fast",
         line,
-        last or stamp,
+        "" if last == stamp else last,
         events,
         effort,
     )
