@@ -179,6 +179,9 @@ def test_ccstates_own_hook_commands_are_recognised() -> None:
     assert hooktax.is_ccstate("'/usr/bin/python3' -m ccstate.hooks SessionStart")
     assert not hooktax.is_ccstate('python3 "${CLAUDE_PLUGIN_ROOT}/hooks/other.py" Stop')
     assert hooktax.percentile([], 0.5) == 0 and hooktax.percentile([7], 0.95) == 7
+    assert hooktax.short_name(wiring.PLUGIN_COMMAND + "Stop") == "[ccstate] plugin Stop"
+    assert hooktax.short_name("ccstate-hook Stop") == "[ccstate] ccstate-hook Stop"
+    assert hooktax.short_name("node x.js") == "node x.js"
 
 
 # --------------------------------------------------------------------------- the CLI

@@ -142,7 +142,7 @@ def hooks_table(scope: Scope) -> Table | None:
     for name in ("runs", "p50 ms", "p95 ms", "max ms", "total s"):
         table.add_column(name, **_NUM)  # type: ignore[arg-type]
     for r in rows:
-        name = ("[ccstate] " if r.ccstate else "") + r.command
+        name = hooktax.short_name(r.command)
         table.add_row(
             name,
             f"{r.runs:,}",

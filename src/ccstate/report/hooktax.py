@@ -37,6 +37,13 @@ def is_ccstate(command: str) -> bool:
     return command.startswith(_PLUGIN) or any(name in command for name in _PROJECT)
 
 
+def short_name(command: str) -> str:
+    """A command as a table shows it: ccstate's marked, its plugin launcher shortened."""
+    if command.startswith(_PLUGIN):
+        return "[ccstate] plugin " + command[len(_PLUGIN) :]
+    return ("[ccstate] " if is_ccstate(command) else "") + command
+
+
 def percentile(ordered: list[int], share: float) -> int:
     """The nearest-rank percentile of a sorted list (0 for an empty one)."""
     if not ordered:
