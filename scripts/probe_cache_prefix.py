@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -87,16 +86,7 @@ def _hook_plugin(work: Path) -> Path:
 
 
 def _stamped_ccstate(work: Path) -> Path:
-    """A copy of the ccstate plugin whose capsule carries a timestamp."""
-    target = work / "ccstate-copy"
-    for part in ("hooks", ".claude-plugin", "src", "commands", "skills"):
-        shutil.copytree(REPO / part, target / part, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", target / "pyproject.toml")
-    capsule = target / "src" / "ccstate" / "capsule.py"
-    line = '    header = f"{HEADER} for {project_name}"'
-    stamped = '    import time\n\n    header = f"{HEADER} for {project_name} at {time.time_ns()}"'
-    capsule.write_text(capsule.read_text().replace(line, stamped))
-    return target
+    return cache_audit.stamped_capsule_copy(work / "ccstate-copy")
 
 
 def _write(name: str, body: str) -> Callable[[Path], None]:

@@ -13,14 +13,19 @@ from its reference before that breakpoint (blocks compared as the cache sees the
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cache_sim import request_blocks
 from fake_api import Body, first_user_text, is_subagent
 
 CCSTATE_MARK = "[ccstate"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -97,3 +102,32 @@ def rebuild_counts(report: dict[str, Any]) -> dict[str, int]:
     """Rebuilds by class in a `ccstate report --json` document (classes with any)."""
     by_class = report["total"]["cache_audit"]["by_class"]
     return {kind: t["count"] for kind, t in by_class.items() if t["count"]}
+
+
+def report_json(home: Path, scratch: Path) -> dict[str, Any]:
+    """`ccstate report --json` over the transcripts the CLI wrote under `home` (the report's
+    own HOME, hence its scan cache, is `scratch`)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "ccstate", "report", str(home / ".claude" / "projects"), "--json"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(scratch), "PYTHONPATH": str(REPO / "src")},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def stamped_capsule_copy(target: Path) -> Path:
+    """A copy of the plugin whose capsule carries a timestamp: it changes at every injection."""
+    for part in ("hooks", ".claude-plugin", "src", "commands", "skills"):
+        shutil.copytree(REPO / part, target / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", target / "pyproject.toml")
+    capsule = target / "src" / "ccstate" / "capsule.py"
+    source = capsule.read_text()
+    line = '    header = f"{HEADER} for {project_name}"'
+    assert line in source, "capsule.render_capsule changed: update this patch"
+    stamped = '    import time\n\n    header = f"{HEADER} for {project_name} at {time.time_ns()}"'
+    capsule.write_text(source.replace(line, stamped))
+    return target

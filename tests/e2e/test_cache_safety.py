@@ -15,9 +15,7 @@ plugin patched (in tmp, never by a switch in the product) to put a timestamp in 
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -25,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cache_audit import ccstate_breaks, prefix_breaks, rebuild_counts
+from cache_audit import (
+    ccstate_breaks,
+    prefix_breaks,
+    rebuild_counts,
+    report_json,
+    stamped_capsule_copy,
+)
 from cache_sim import CacheSim
 from claude_runner import provision_plugin_runtime, run_claude, run_claude_turns
 from fake_api import Body, FakeAnthropic, find_text, is_main_thread, is_subagent, text, tool_use
@@ -125,32 +129,6 @@ def play(claude_bin: Path, work: Path, plugin: Path | None, *, full: bool = True
     return Run(bodies, report_json(home, work), session)
 
 
-def report_json(home: Path, work: Path) -> dict[str, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "ccstate", "report", str(home / ".claude" / "projects"), "--json"],
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(work), "PYTHONPATH": str(REPO / "src")},
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
-
-
-def patched_plugin(target: Path) -> Path:
-    """A copy of the plugin whose capsule carries a timestamp: it changes at every injection."""
-    for part in ("hooks", ".claude-plugin", "src", "commands", "skills"):
-        shutil.copytree(REPO / part, target / part, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", target / "pyproject.toml")
-    capsule = target / "src" / "ccstate" / "capsule.py"
-    source = capsule.read_text()
-    line = '    header = f"{HEADER} for {project_name}"'
-    assert line in source, "capsule.render_capsule changed: update this patch"
-    stamped = '    import time\n\n    header = f"{HEADER} for {project_name} at {time.time_ns()}"'
-    capsule.write_text(source.replace(line, stamped))
-    return target
-
-
 def test_ccstate_causes_no_prefix_break_and_no_rebuild(claude_bin: Path, tmp_path: Path) -> None:
     without = play(claude_bin, tmp_path / "without", None)
     with_ = play(claude_bin, tmp_path / "with", REPO)
@@ -185,7 +163,7 @@ def _first(body: Body) -> bool:
 
 
 def test_the_machinery_catches_a_capsule_that_changes(claude_bin: Path, tmp_path: Path) -> None:
-    plugin = patched_plugin(tmp_path / "plugin")
+    plugin = stamped_capsule_copy(tmp_path / "plugin")
     run = play(claude_bin, tmp_path / "patched", plugin, full=False)
     breaks = ccstate_breaks(run.bodies)
     assert breaks, "a capsule with a timestamp must break the second session's opening"

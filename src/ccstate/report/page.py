@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 
 from ccstate.report import audit, timeline
-from ccstate.report.pricing import PricingTable, request_cost
+from ccstate.report.pricing import PricingTable, is_long, tokens_cost
 from ccstate.report.summary import Report, SessionReport
 from ccstate.report.usage import EV_COMPACTION, EV_MICROCOMPACT, MAIN, Turn
 
@@ -379,15 +379,8 @@ def _cost(turn: Turn, pricing: PricingTable) -> float:
     card = pricing.card(turn.model, turn.timestamp)
     if card is None:
         return 0.0
-    return request_cost(
-        card,
-        input=turn.input,
-        cache_write_5m=turn.cache_write_5m,
-        cache_write_1h=turn.cache_write_1h,
-        cache_read=turn.cache_read,
-        output=turn.output,
-        fast=turn.fast,
-    )
+    tokens = (turn.input, turn.cache_write_5m, turn.cache_write_1h, turn.cache_read, turn.output)
+    return tokens_cost(card, is_long(card, _prompt(turn)), turn.fast, tokens)
 
 
 def _cost_line(cost: Sequence[float], x_of: Any) -> str:
