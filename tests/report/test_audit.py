@@ -17,6 +17,7 @@ from ccstate.report import advice, audit, hooktax, pricing, usage
 from ccstate.report import summary as report
 from ccstate.report.usage import EV_PROMPT, EV_TOOL_RESULT, Turn
 from helpers import FIXTURES as FIXTURE_ROOT
+from helpers import PUBLIC
 
 FIXTURES = FIXTURE_ROOT / "transcripts"
 CASE = FIXTURES / "audit_classes.jsonl"
@@ -226,3 +227,19 @@ def test_the_default_report_shows_the_audit_advice_and_hooks() -> None:
     header, row = out.splitlines()[:2]
     assert header.endswith("rebuilds,rebuild_rewritten_tokens,rebuild_extra_usd,hook_seconds")
     assert row.endswith(",7,145010,0.644027,16.370")
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (the shared corpus)")
+def test_the_audit_reconciles_on_the_public_corpus() -> None:
+    scans = [usage.scan_file(f) for f in sorted(PUBLIC.glob("*.jsonl"))]
+    result = report.build_report(scans, pricing.load_pricing())
+    total = result.total.cache_audit
+    assert sum(t.rewritten for t in total.by_class.values()) == total.rewritten
+    assert sum(s.scope.cache_audit.count for s in result.sessions) == total.count > 0
+    assert total.rewritten_as_writes <= result.total.tokens.cache_write
+    for r in total.rebuilds:
+        assert r.expected > r.read >= 0 and r.rewritten == r.expected - r.read
+        assert r.extra_usd is None or r.extra_usd >= 0
+        assert r.kind in audit.CLASSES and r.line > 0
+    ttl = result.total.ttl
+    assert ttl["main"].calls + ttl["subagents"].calls == result.total.tokens.calls
