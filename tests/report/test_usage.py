@@ -52,8 +52,8 @@ def test_golden_report(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, err = invoke("report", case, "--json")
     assert (code, err) == (0, "")
     golden = FIXTURES / (Path(case).stem + ".report.json")
-    if UPDATE_GOLDEN:
-        golden.write_text(out)
+    if UPDATE_GOLDEN:  # indented: a reviewable diff
+        golden.write_text(json.dumps(json.loads(out), indent=2, sort_keys=True) + "\n")
     assert json.loads(out) == json.loads(golden.read_text())
 
 
