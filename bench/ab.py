@@ -50,7 +50,6 @@ from fake_api import Body, Reply, StepLike, ToolCall, respond, text, tool_use  #
 from ccstate.report import pricing  # noqa: E402
 
 CACHE = Path(os.environ.get("CCSTATE_E2E_CACHE") or Path.home() / ".cache" / "ccstate-e2e")
-PLUGIN_DATA_NAME = "ccstate-inline"  # ${CLAUDE_PLUGIN_DATA} of a --plugin-dir plugin named ccstate
 
 
 # --------------------------------------------------------------------------- the project
@@ -290,18 +289,6 @@ class Meter:
         return used
 
 
-def provision_plugin_runtime(home: Path) -> None:
-    """Give the plugin a ready 'venv' (this interpreter) so no pip build runs mid-bench."""
-    from ccstate import bootstrap
-
-    data = home / ".claude" / "plugins" / "data" / PLUGIN_DATA_NAME
-    python = data / "venv" / "bin" / "python"
-    python.parent.mkdir(parents=True, exist_ok=True)
-    python.symlink_to(sys.executable)
-    marker = {"fingerprint": bootstrap.fingerprint(REPO), "python": str(python)}
-    (data / "venv.ready.json").write_text(json.dumps(marker))
-
-
 def run_variant(scenario: Scenario, with_ccstate: bool, claude_bin: Path, work: Path) -> Totals:
     variant = "with" if with_ccstate else "without"
     base = work / scenario.name / variant
@@ -309,7 +296,7 @@ def run_variant(scenario: Scenario, with_ccstate: bool, claude_bin: Path, work: 
     home.mkdir(parents=True)
     project = make_project(base / "project")
     if with_ccstate:
-        provision_plugin_runtime(home)
+        claude_runner.provision_plugin_runtime(home, REPO)
     meter = Meter(pricing.load_pricing())
     session: str | None = None
     with fake_api.FakeAnthropic(usage=meter.usage) as api:

@@ -170,6 +170,8 @@ def output_tokens(reply: Any) -> int:
     for block in getattr(reply, "blocks", ()):
         if isinstance(block, str):
             total += count(block)
+        elif hasattr(block, "signature"):  # a fake_api.Thinking block
+            total += count(block.text)
         else:
             total += count(block.name + json.dumps(block.input, ensure_ascii=False))
     return max(1, total)

@@ -6,7 +6,9 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Mapping, Sequence
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +194,87 @@ def command_hook(command: str, matcher: str | None = None, timeout: int = 30) ->
     if matcher is not None:
         group["matcher"] = matcher
     return group
+
+
+def run_claude_turns(
+    claude_bin: Path | str,
+    prompts: Sequence[str],
+    *,
+    cwd: Path | str,
+    home: Path | str,
+    api_url: str,
+    plugin_dir: Path | str | None = None,
+    resume: str | None = None,
+    env_extra: Mapping[str, str] | None = None,
+    timeout: float = 180,
+    between: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Several user turns in ONE `claude -p` process (`--input-format stream-json`), each
+    sent after the previous turn's result: a multi-turn session without a resume.
+    `between(i)` runs just before prompt i is sent. Returns the `result` event of each turn
+    (raises AssertionError with the debug log if one is missing)."""
+    home = Path(home)
+    debug_log = next_debug_log(home)
+    args = [str(claude_bin), "-p", "--input-format", "stream-json"]
+    args += ["--output-format", "stream-json", "--verbose"]
+    args += ["--allowedTools", ALLOWED_TOOLS, "--debug-file", str(debug_log)]
+    if plugin_dir is not None:
+        args += ["--plugin-dir", str(plugin_dir)]
+    if resume is not None:
+        args += ["--resume", resume]
+    proc = subprocess.Popen(
+        args,
+        cwd=cwd,
+        env=claude_env(home, api_url, env_extra),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    results: list[dict[str, Any]] = []
+    watchdog = threading.Timer(timeout, proc.kill)  # a hung CLI ends the read loop below
+    watchdog.start()
+    try:
+        for index, prompt in enumerate(prompts):
+            if between is not None:
+                between(index)
+            message = {"role": "user", "content": prompt}
+            proc.stdin.write(json.dumps({"type": "user", "message": message}) + "\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                event = json.loads(line) if line.strip().startswith("{") else {}
+                if event.get("type") == "result":
+                    results.append(event)
+                    break
+            else:
+                break
+        proc.stdin.close()
+        proc.wait(timeout=timeout)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if len(results) != len(prompts):
+        raise AssertionError(
+            f"{len(results)} of {len(prompts)} turns finished; claude exited {proc.returncode}\n"
+            f"{tail(debug_log)}"
+        )
+    return results
+
+
+PLUGIN_DATA_NAME = "ccstate-inline"  # ${CLAUDE_PLUGIN_DATA} of a --plugin-dir plugin named ccstate
+
+
+def provision_plugin_runtime(home: Path, plugin_root: Path) -> None:
+    """Give the ccstate plugin at `plugin_root` a ready 'venv' (this interpreter) under
+    `home`, so its hooks run with every dependency and no pip build runs mid-test."""
+    from ccstate import bootstrap
+
+    data = home / ".claude" / "plugins" / "data" / PLUGIN_DATA_NAME
+    python = data / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True, exist_ok=True)
+    python.symlink_to(sys.executable)
+    marker = {"fingerprint": bootstrap.fingerprint(plugin_root), "python": str(python)}
+    (data / "venv.ready.json").write_text(json.dumps(marker))

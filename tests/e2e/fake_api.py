@@ -56,14 +56,22 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """One ``thinking`` block (streamed as thinking and signature deltas)."""
+
+    text: str
+    signature: str = "e2e-signature"
+
+
+@dataclass(frozen=True)
 class Reply:
-    """One assistant message: text (str) and tool calls, in order.
+    """One assistant message: text (str), thinking and tool calls, in order.
 
     ``stop_reason`` defaults to ``tool_use`` when there is a tool call, else ``end_turn``.
     ``usage`` overrides the computed usage (e.g. to push Claude Code towards auto-compaction).
     """
 
-    blocks: tuple[str | ToolCall, ...]
+    blocks: tuple[str | ToolCall | Thinking, ...]
     stop_reason: str | None = None
     usage: Usage | None = None
 
@@ -332,7 +340,14 @@ def estimate_usage(body: Body, reply: Reply) -> Usage:
     Hook point for cache simulation: pass ``usage=`` to FakeAnthropic with a function that
     splits input tokens into ``cache_read_input_tokens`` / ``cache_creation_input_tokens``.
     """
-    out = [b if isinstance(b, str) else {"name": b.name, "input": b.input} for b in reply.blocks]
+    out = [
+        b
+        if isinstance(b, str)
+        else b.text
+        if isinstance(b, Thinking)
+        else {"name": b.name, "input": b.input}
+        for b in reply.blocks
+    ]
     return {
         "input_tokens": estimate_tokens(body),
         "output_tokens": estimate_tokens(out),
@@ -498,7 +513,7 @@ class FakeAnthropic:
         return rec.reply
 
     def _with_ids(self, reply: Reply) -> Reply:
-        blocks: list[str | ToolCall] = []
+        blocks: list[str | ToolCall | Thinking] = []
         for b in reply.blocks:
             if isinstance(b, ToolCall) and b.id is None:
                 b = ToolCall(b.name, b.input, f"toolu_e2e_{next(self._tool_ids):03d}")
@@ -519,7 +534,14 @@ _CANNED: dict[str, Reply] = {
 
 
 def _describe(reply: Reply) -> str:
-    parts = [repr(b[:30]) if isinstance(b, str) else f"{b.name}({b.id})" for b in reply.blocks]
+    parts = [
+        repr(b[:30])
+        if isinstance(b, str)
+        else "thinking"
+        if isinstance(b, Thinking)
+        else f"{b.name}({b.id})"
+        for b in reply.blocks
+    ]
     return "+".join(parts)
 
 
@@ -532,6 +554,8 @@ def content_blocks(reply: Reply) -> list[dict[str, Any]]:
     for b in reply.blocks:
         if isinstance(b, str):
             out.append({"type": "text", "text": b})
+        elif isinstance(b, Thinking):
+            out.append({"type": "thinking", "thinking": b.text, "signature": b.signature})
         else:
             out.append({"type": "tool_use", "id": b.id, "name": b.name, "input": b.input})
     return out
@@ -559,17 +583,28 @@ def sse_events(
     yield "message_start", {"type": "message_start", "message": message}
     for index, block in enumerate(content_blocks(reply)):
         start: dict[str, Any]
+        deltas: list[dict[str, Any]]
         if block["type"] == "text":
             start = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": block["text"]}
+            deltas = [{"type": "text_delta", "text": block["text"]}]
+        elif block["type"] == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": block["thinking"]},
+                {"type": "signature_delta", "signature": block["signature"]},
+            ]
         else:
             start = {**block, "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
         yield (
             "content_block_start",
             {"type": "content_block_start", "index": index, "content_block": start},
         )
-        yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        for delta in deltas:
+            yield (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            )
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
     yield (
         "message_delta",

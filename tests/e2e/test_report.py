@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cache_audit import report_json
 from cache_sim import CacheSim
 from claude_runner import read_transcript
 from fake_api import ToolCall, text, tool_use, tool_uses
@@ -15,18 +13,6 @@ from fake_api import ToolCall, text, tool_use, tool_uses
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def report(home: Path, tmp_path: Path) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-m", "ccstate", "report", str(home / ".claude" / "projects"), "--json"],
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO / "src")},
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
 
 
 def test_report_counts_what_the_api_served_once_per_response(
@@ -63,7 +49,7 @@ def test_report_counts_what_the_api_served_once_per_response(
     assistant_ids = [r["message"]["id"] for r in records if r.get("type") == "assistant"]
     assert len(assistant_ids) == 4 and len(set(assistant_ids)) == 3  # a split response
 
-    data = report(claude_home, tmp_path)
+    data = report_json(claude_home, tmp_path)
     tokens = data["total"]["tokens"]
     assert tokens["api_calls"] == len(served) == 3
     assert tokens["input"] == sum(u["input_tokens"] for u in served)

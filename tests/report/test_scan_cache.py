@@ -63,3 +63,15 @@ def test_default_path_follows_ccstate_home_then_xdg(tmp_path: Path) -> None:
     env["CCSTATE_HOME"] = str(tmp_path / "st")
     assert scan_cache.default_path(env).parent == tmp_path / "st" / "cache"
     assert os.fspath(scan_cache.default_path(env)).endswith("report-scans.json")
+
+
+def test_the_audits_per_call_data_survives_the_cache(tmp_path: Path) -> None:
+    """Lines, end times, events, effort, hook runs and context sizes come back as scanned."""
+    transcript = tmp_path / "audit_classes.jsonl"
+    shutil.copyfile(FIXTURES / "audit_classes.jsonl", transcript)
+    fresh = usage.scan_file(transcript, PREFIXES)
+    assert fresh.hook_runs and fresh.sizes and any(t.effort == "high" for t in fresh.turns.values())
+    cache = scan_cache.ScanCache(tmp_path / "c.json", PREFIXES)
+    cache.put(transcript, fresh)
+    cache.save()
+    assert scan_cache.ScanCache(tmp_path / "c.json", PREFIXES).get(transcript) == fresh

@@ -20,7 +20,7 @@ from helpers import FIXTURES as FIXTURE_ROOT
 from helpers import PUBLIC, SRC
 
 FIXTURES = FIXTURE_ROOT / "transcripts"
-CASES = ["split_message.jsonl", "old_format.jsonl", "projects"]
+CASES = ["split_message.jsonl", "old_format.jsonl", "projects", "audit_classes.jsonl"]
 SESSION_C = "0b5e1c2d-0000-4000-8000-00000000000c"
 UPDATE_GOLDEN = os.environ.get("CCSTATE_UPDATE_GOLDEN") == "1"  # read before conftest unsets it
 
@@ -52,8 +52,8 @@ def test_golden_report(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, err = invoke("report", case, "--json")
     assert (code, err) == (0, "")
     golden = FIXTURES / (Path(case).stem + ".report.json")
-    if UPDATE_GOLDEN:
-        golden.write_text(out)
+    if UPDATE_GOLDEN:  # indented: a reviewable diff
+        golden.write_text(json.dumps(json.loads(out), indent=2, sort_keys=True) + "\n")
     assert json.loads(out) == json.loads(golden.read_text())
 
 
@@ -274,11 +274,11 @@ def test_csv_output(monkeypatch: pytest.MonkeyPatch) -> None:
         ",".join(report.CSV_HEADER),
         # sonnet-4: 21 x $3 + 6,750 x $3.75 + 10,000 x $0.30 + 242 x $15 per MTok
         "old_format,transcripts,2025-07-08T09:00:00.000Z,2025-07-08T09:10:03.000Z,7,21,6750,"
-        "10000,242,17013,0.032005,0.5963,1,1,4,0",
+        "10000,242,17013,0.032005,0.5963,1,1,4,0,0,0,0.000000,0.000",
         # opus-4-6: 18 x $5 + 1,300 x $6.25 + 2,200 x $0.50 + 68 x $25 per MTok
         "split_message,transcripts,2026-11-01T10:00:00.100Z,2026-11-01T10:00:05.000Z,3,18,1300,"
-        "2200,68,3586,0.011015,0.6254,0,1,82,0",
-        "TOTAL,,,,10,39,8050,12200,310,20599,0.043021,0.6013,1,2,86,0",
+        "2200,68,3586,0.011015,0.6254,0,1,82,0,0,0,0.000000,0.000",
+        "TOTAL,,,,10,39,8050,12200,310,20599,0.043021,0.6013,1,2,86,0,0,0,0.000000,0.000",
     ]
 
 

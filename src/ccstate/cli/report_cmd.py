@@ -31,7 +31,19 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Pricing JSON over the built-in table (default: report.pricing in config).",
 )
-@click.option("--top", default=10, show_default=True, help="Re-read files to list.")
+@click.option("--top", default=10, show_default=True, help="Re-read files and rebuilds to list.")
+@click.option(
+    "--rebuilds",
+    is_flag=True,
+    help="Only the rebuild audit: every rebuild (also with --csv/--json).",
+)
+@click.option("--advice", is_flag=True, help="Only the TTL advice paragraph (--json: its figures).")
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write a self-contained HTML report (charts, sortable sessions) to this file.",
+)
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: auto).")
 @click.option("--no-cache", is_flag=True, help="Read every transcript again (no scan cache).")
 @handle_errors
@@ -44,6 +56,9 @@ def report_cmd(
     as_csv: bool,
     pricing_file: Path | None,
     top: int,
+    rebuilds: bool,
+    advice: bool,
+    html_file: Path | None,
     jobs: int | None,
     no_cache: bool,
 ) -> None:
@@ -52,17 +67,30 @@ def report_cmd(
     Reads transcripts (any size, any Claude Code version, subagents included), counts each
     API response once by message.id, prices it with a dated table, and shows what filled the
     context: tool results by tool, re-reads, Bash re-prints, compactions and what ccstate
-    itself added and saved. Without arguments: this project's sessions. Scans of unchanged
-    files are cached (~/.cache/ccstate/report-scans.json; --no-cache to bypass).
+    itself added and saved; every cache rebuild with its cause and cost, what 5-minute vs
+    1-hour cache writes would have cost (and the setting to change), and the time hooks took.
+    Without arguments: this project's sessions. Scans of unchanged files are cached
+    (~/.cache/ccstate/report-scans.json; --no-cache to bypass).
 
     \b
     Example:
         ccstate report                      # this project's sessions
         ccstate report --all --json         # every project, as JSON
         ccstate report ~/.claude/projects/-home-me-app/1234.jsonl --csv
+        ccstate report --all --rebuilds --csv   # one row per cache rebuild
+        ccstate report --all --advice       # which cache TTL pays for you
+        ccstate report --all --html report.html
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    if rebuilds and advice:
+        raise click.UsageError("choose one of --rebuilds and --advice")
+    if advice and as_csv:
+        raise click.UsageError("--advice prints a paragraph (or --json), not CSV")
+    if html_file is not None and (as_json or as_csv or rebuilds or advice):
+        raise click.UsageError(
+            "--html writes a page: use it without --json, --csv, --rebuilds, --advice"
+        )
     from ccstate.report import scan
 
     root = resolve_project(project)
@@ -74,7 +102,7 @@ def report_cmd(
 
         tables.append(pricing.load_pricing(_pricing_path(pricing_file, root)))
 
-    quiet = as_json or as_csv
+    quiet = as_json or as_csv or advice or html_file is not None
     scans = scan.scan_all(
         files,
         jobs,
@@ -87,7 +115,11 @@ def report_cmd(
     )
 
     result = report.build_report(scans, tables[0])
-    if as_json:
+    if html_file is not None:
+        _write_html(result, html_file)
+    elif rebuilds or advice:
+        _audit_output(result, rebuilds, as_json, as_csv)
+    elif as_json:
         click.echo(_dumps(report.report_json(result, top)))
     elif as_csv:
         csv.writer(sys.stdout, lineterminator="\n").writerows(report.csv_rows(result))
@@ -95,7 +127,42 @@ def report_cmd(
         from ccstate.cli import report_render
 
         report_render.render(result, top)
-    request_fast_exit()  # all written; the workers are reaped, no lock or file is held
+    request_fast_exit()
+
+
+def _write_html(result: Any, target: Path) -> None:
+    from ccstate import store
+    from ccstate.report import page
+
+    try:
+        store.atomic_write_text(target, page.render_page(result))
+    except OSError as exc:
+        message = f"{target}: cannot write the HTML report ({exc.strerror})"
+        raise click.ClickException(message) from exc
+    click.echo(f"wrote {target}")
+
+
+def _audit_output(result: Any, rebuilds: bool, as_json: bool, as_csv: bool) -> None:
+    """`--rebuilds` (every rebuild) or `--advice` (the TTL paragraph), as text, JSON or CSV."""
+    from ccstate.report import advice, audit
+
+    rows = [r for s in result.sessions for r in s.scope.cache_audit.rebuilds]
+    if as_json:
+        data = audit.audit_json(result.total.cache_audit, with_rows=False)
+        data["rebuilds"] = [audit.rebuild_json(r) | {"session_id": r.session} for r in rows]
+        click.echo(_dumps(data if rebuilds else advice.advice_json(result.total.ttl)))
+    elif as_csv:
+        csv.writer(sys.stdout, lineterminator="\n").writerows(audit.csv_rows(rows))
+    elif rebuilds:
+        from ccstate.cli import report_render
+
+        console = report_render.make_console()
+        console.print(report_render.rebuild_classes_table(result.total))
+        console.print(report_render.rebuilds_table(result, None))
+    else:
+        click.echo(
+            advice.advice_text(result.total.ttl)
+        )  # all written; the workers are reaped, no lock or file is held
 
 
 def _dumps(data: Any) -> bytes:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ccstate.report import advice, audit, hooktax
 from ccstate.report import summary as report
 from ccstate.report.summary import Report, Scope, Tokens, est_tokens
 
@@ -22,9 +23,7 @@ def render(result: Report, top: int, console: Console | None = None) -> None:
     if console is None:
         # no markup or emoji codes: paths (`app/[id]/page.tsx`), models (`...-4-6[1m]`) and
         # project names are data, printed as they are
-        console = Console(highlight=False, markup=False, emoji=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, markup=False, emoji=False, width=WIDTH_WHEN_PIPED)
+        console = make_console()
     p = result.pricing
     console.print(
         Text.assemble(
@@ -43,8 +42,116 @@ def render(result: Report, top: int, console: Console | None = None) -> None:
     if compactions is not None:
         console.print(compactions)
     console.print(_ccstate_table(result.total))
+    console.print(rebuild_classes_table(result.total))
+    if result.total.cache_audit.count:
+        console.print(rebuilds_table(result, top))
+    console.print(advice.advice_text(result.total.ttl))
+    hooks = hooks_table(result.total)
+    if hooks is not None:
+        console.print(hooks)
     for note in _notes(result):
         console.print(note, style="dim")
+
+
+def make_console() -> Console:
+    console = Console(highlight=False, markup=False, emoji=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, markup=False, emoji=False, width=WIDTH_WHEN_PIPED)
+    return console
+
+
+def rebuild_classes_table(scope: Scope) -> Table:
+    """Rebuilds by class; the rows add up to the total (docs/REPORT.md#rebuild-audit)."""
+    a = scope.cache_audit
+    writes = scope.tokens.cache_write
+    table = Table(
+        title=f"Cache rebuilds ({a.count:,} of {a.compared:,} calls; "
+        f"{a.rewritten_as_writes / writes if writes else 0:.0%} of cache writes)",
+        title_justify="left",
+    )
+    table.add_column("class")
+    for name in ("rebuilds", "rewritten", "extra cost"):
+        table.add_column(name, **_NUM)  # type: ignore[arg-type]
+    for kind in audit.CLASSES:
+        t = a.by_class[kind]
+        table.add_row(
+            audit.LABELS[kind], f"{t.count:,}", f"{t.rewritten:,}", f"${t.extra_usd:,.2f}"
+        )
+    table.add_section()
+    table.add_row("total", f"{a.count:,}", f"{a.rewritten:,}", f"${a.extra_usd:,.2f}", style="bold")
+    if a.small_drops:
+        table.add_row(
+            "(smaller drops, not counted)",
+            f"{a.small_drops:,}",
+            f"{a.small_drop_tokens:,}",
+            "",
+            style="dim",
+        )
+    return table
+
+
+def rebuilds_table(result: Report, top: int | None) -> Table:
+    """The rebuilds, costliest first (`top` of them; None: all)."""
+    rows = sorted(
+        (r for s in result.sessions for r in s.scope.cache_audit.rebuilds),
+        key=lambda r: (-(r.extra_usd or 0.0), r.session, r.line),
+    )
+    shown = rows if top is None else rows[:top]
+    title = "Rebuilds" if top is None or len(rows) <= top else f"Costliest {len(shown)} rebuilds"
+    table = Table(
+        title=f"{title} (record line, idle gap, tokens written again)", title_justify="left"
+    )
+    table.add_column("session", overflow="fold", max_width=14)
+    table.add_column("line", **_NUM)  # type: ignore[arg-type]
+    table.add_column("class", overflow="fold", max_width=18)
+    for name in ("gap", "rewritten", "extra"):
+        table.add_column(name, **_NUM)  # type: ignore[arg-type]
+    for r in shown:
+        extra = "?" if r.extra_usd is None else f"${r.extra_usd:,.2f}"
+        table.add_row(
+            r.session[:14],
+            f"{r.line}",
+            audit.LABELS[r.kind],
+            _gap(r.gap),
+            f"{r.rewritten:,}",
+            extra,
+        )
+    return table
+
+
+def _gap(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    if seconds < 120:
+        return f"{seconds:.0f}s"
+    return f"{seconds / 60:.0f}m" if seconds < 7200 else f"{seconds / 3600:.0f}h"
+
+
+def hooks_table(scope: Scope) -> Table | None:
+    """Hook runs the transcripts recorded, by command; None when there are none."""
+    rows = hooktax.hook_rows(scope.hook_runs)
+    if not rows:
+        return None
+    total = sum(r.total_ms for r in rows) or 1
+    mine = sum(r.total_ms for r in rows if r.ccstate)
+    table = Table(
+        title=f"Hook tax ({total / 1000:,.1f} s recorded; ccstate's share {mine / total:.0%})",
+        title_justify="left",
+    )
+    table.add_column("command", overflow="fold", max_width=34)
+    for name in ("runs", "p50 ms", "p95 ms", "max ms", "total s"):
+        table.add_column(name, **_NUM)  # type: ignore[arg-type]
+    for r in rows:
+        name = hooktax.short_name(r.command)
+        table.add_row(
+            name,
+            f"{r.runs:,}",
+            f"{r.p50_ms:,}",
+            f"{r.p95_ms:,}",
+            f"{r.max_ms:,}",
+            f"{r.total_ms / 1000:,.1f}",
+        )
+    return table
 
 
 def _token_columns(table: Table) -> None:

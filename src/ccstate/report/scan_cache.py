@@ -17,7 +17,7 @@ from ccstate import __version__, store, transcript
 from ccstate.report.composition import Composition
 from ccstate.report.usage import Compaction, FileScan, Turn
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: Turn line/last/events/effort, hook runs, context sizes (#16)
 CACHE_NAME = "report-scans.json"
 MAX_ENTRIES = 5000  # the most recently modified transcripts are kept
 # the scanner's code, relative to the ccstate package
@@ -25,6 +25,7 @@ _SCANNER_FILES = (
     "report/usage.py",
     "report/composition.py",
     "report/scan_cache.py",
+    "report/timeline.py",
     "transcript.py",
     "ledger/text.py",
 )
@@ -102,6 +103,7 @@ def to_json(scan: FileScan) -> dict[str, Any]:
 
 def from_json(data: dict[str, Any]) -> FileScan:
     turns = [Turn(*row) for row in data.pop("turns")]
+    data["hook_runs"] = [tuple(run) for run in data.get("hook_runs", ())]
     compactions = [Compaction(**c) for c in data.pop("compactions")]
     comp = Composition()
     for name, value in data.pop("composition").items():

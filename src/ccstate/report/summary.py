@@ -12,11 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ccstate.report import advice, audit, hooktax
 from ccstate.report.composition import READ_KINDS, REREAD_KINDS, Composition
 from ccstate.report.pricing import PricingTable, RateCard, is_long, tokens_cost
 from ccstate.report.usage import MAIN, Compaction, FileScan, Turn
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: cache_audit, ttl_advice, hooks (#16)
 CHARS_PER_TOKEN = 4
 
 
@@ -109,6 +110,11 @@ class Scope:
     # USD per token to keep one token in context: written once, read by each later call
     write_rate: float = 0.0
     read_rate: float = 0.0
+    cache_audit: audit.Audit = field(default_factory=audit.Audit)
+    ttl: dict[str, advice.TtlCosts] = field(
+        default_factory=lambda: {s: advice.TtlCosts() for s in advice.SCOPES}
+    )
+    hook_runs: list[tuple[str, str, int]] = field(default_factory=list)
 
     def merge(self, other: Scope) -> None:
         self.tokens.merge(other.tokens)
@@ -117,6 +123,10 @@ class Scope:
         self.subagents.merge(other.subagents)
         self.composition.merge(other.composition)
         self.compactions.extend(other.compactions)
+        self.cache_audit.merge(other.cache_audit)
+        for scope, costs in other.ttl.items():
+            self.ttl[scope].merge(costs)
+        self.hook_runs.extend(other.hook_runs)
 
 
 @dataclass
@@ -130,6 +140,8 @@ class SessionReport:
     last: str
     versions: list[str]
     scope: Scope
+    scans: list[FileScan] = field(default_factory=list)  # for the charts (not in JSON)
+    counted: set[str] = field(default_factory=set)  # message ids counted in this session
 
 
 @dataclass
@@ -161,19 +173,25 @@ def build_report(scans: Iterable[FileScan], pricing: PricingTable) -> Report:
     for (project, session_id), members in groups.items():
         scope = Scope()
         sums = _TurnSums(cards)
+        counted: set[str] = set()
         for scan in members:
             for turn in scan.turns.values():
                 if turn.message_id in seen:
                     duplicates += 1
                     continue
                 seen.add(turn.message_id)
+                counted.add(turn.message_id)
                 sums.add(turn)
             scope.composition.merge(scan.composition)
+            scope.hook_runs.extend(scan.hook_runs)
         sums.settle(scope, unpriced)
         for scan in members:
             scope.compactions.extend(_price_compaction(c, pricing) for c in scan.compactions)
         _set_context_rates(scope, pricing)
-        sessions.append(_session(project, session_id, members, scope))
+        _audit(scope, session_id, members, counted, sums)
+        session = _session(project, session_id, members, scope)
+        session.scans, session.counted = members, counted
+        sessions.append(session)
     total = Scope()
     for session in sessions:
         total.merge(session.scope)
@@ -189,6 +207,27 @@ def build_report(scans: Iterable[FileScan], pricing: PricingTable) -> Report:
         cross_file_duplicates=duplicates,
         unpriced_models=sorted(unpriced),
     )
+
+
+def _audit(
+    scope: Scope, session_id: str, members: list[FileScan], counted: set[str], sums: _TurnSums
+) -> None:
+    """The session's rebuild audit and its calls priced with either cache TTL."""
+    context_list = audit.contexts((m.path, m.turns.values()) for m in members)
+    walked = audit.walk_all(context_list, counted)
+    card = sums.cards.card
+    scope.cache_audit = audit.audit_session(session_id, walked, card)
+    groups: list[advice.Group] = [
+        (
+            "subagents" if sub else "main",
+            card(model, day),
+            long,
+            fast,
+            (v[0], v[1], v[2], v[3], v[4], v[5]),
+        )
+        for (model, day, sub, long, fast), v in sums.groups.items()
+    ]
+    scope.ttl = advice.ttl_costs((call for calls in walked for call in calls), groups, card)
 
 
 def _session(project: str, session_id: str, members: list[FileScan], scope: Scope) -> SessionReport:
@@ -228,7 +267,7 @@ class _TurnSums:
         self.groups: dict[tuple[str, str, bool, bool, bool], list[int]] = {}
 
     def add(self, turn: Turn) -> None:
-        _id, model, stamp, thread, input, write_5m, write_1h, read, output, fast = turn
+        _id, model, stamp, thread, input, write_5m, write_1h, read, output, fast = turn[:10]
         day = stamp[:10]
         card = self.cards.card(model, day)
         long = card is not None and is_long(card, input + write_5m + write_1h + read)
@@ -360,7 +399,9 @@ def reread_summary(comp: Composition) -> dict[str, int]:
 # --------------------------------------------------------------------------- JSON and CSV
 
 
-def scope_json(scope: Scope, top: int = 10) -> dict[str, Any]:
+def scope_json(scope: Scope, top: int = 10, rows: bool = True) -> dict[str, Any]:
+    """Every figure of a scope; `rows`: each rebuild too (sessions list theirs, the total
+    only its sums)."""
     comp = scope.composition
     return {
         "tokens": scope.tokens.as_dict(),
@@ -391,6 +432,9 @@ def scope_json(scope: Scope, top: int = 10) -> dict[str, Any]:
         ],
         "compactions": [_compaction_json(c) for c in scope.compactions],
         "ccstate": ccstate_figures(scope),
+        "cache_audit": audit.audit_json(scope.cache_audit, with_rows=rows),
+        "ttl_advice": advice.advice_json(scope.ttl),
+        "hooks": hooktax.hooks_json(scope.hook_runs),
     }
 
 
@@ -437,7 +481,7 @@ def report_json(report: Report, top: int = 10) -> dict[str, Any]:
             }
             for s in report.sessions
         ],
-        "total": scope_json(report.total, top),
+        "total": scope_json(report.total, top, rows=False),
     }
 
 
@@ -458,6 +502,10 @@ CSV_HEADER = [
     "rereads",
     "reread_est_tokens",
     "ccstate_saved_est_tokens",
+    "rebuilds",
+    "rebuild_rewritten_tokens",
+    "rebuild_extra_usd",
+    "hook_seconds",
 ]
 
 
@@ -477,4 +525,7 @@ def _csv_row(session: str, project: str, first: str, last: str, scope: Scope) ->
     values += [t.cache_read, t.output, t.total, f"{t.cost:.6f}", f"{t.hit_ratio:.4f}"]
     values += [len(scope.compactions), rereads["rereads"], rereads["reread_tokens"]]
     values.append(est_tokens(scope.composition.saved_chars))
+    a = scope.cache_audit
+    hook_ms = sum(run[2] for run in scope.hook_runs)
+    values += [a.count, a.rewritten, f"{a.extra_usd:.6f}", f"{hook_ms / 1000:.3f}"]
     return [str(v) for v in values]

@@ -1,5 +1,6 @@
 """Token accounting for one transcript: API calls deduplicated by `message.id`, compactions,
-and what filled the context (pure over records; `scan_file` adds the reading).
+what filled the context, what preceded each call and the hooks that ran (pure over records;
+`scan_file` adds the reading).
 
 Claude Code writes one API response with N content blocks as N assistant records that share
 `message.id` and carry the same (final) usage; summing every record overstates the cost
@@ -17,10 +18,23 @@ from typing import Any, NamedTuple
 from ccstate import transcript
 from ccstate.ledger.text import NOTE_TAG, NOTICE_TAG
 from ccstate.report.composition import Composition, Tracker
+from ccstate.report.timeline import Sizes
 
 CAPSULE_HEADER = "[ccstate] project state"  # = capsule.HEADER, kept literal: no import chain
 DEFAULT_NOTICE_PREFIX = NOTICE_TAG  # how the read ledger's notices start (ledger/text.py)
 MAIN = "main"
+# What happened in a thread since its previous API call (Turn.events, a bit set): the rebuild
+# audit (audit.py) classifies a call by it. START: the thread's first call in this file.
+EV_PROMPT, EV_TOOL_RESULT, EV_COMPACTION, EV_MICROCOMPACT, EV_NEW_CONTEXT, EV_START = (
+    1,
+    2,
+    4,
+    8,
+    16,
+    32,
+)
+_NEW_CONTEXT_HOOKS = ("SessionStart:resume", "SessionStart:clear")  # hookName of a restart
+_CLEAR_COMMAND = "<command-name>/clear</command-name>"
 _NO_TOOL_USE: tuple[str, dict[str, Any]] = ("?", {})  # a result whose tool_use was not seen
 # Record types that never carry usage or context the report needs; skipped undecoded.
 SKIP_TYPES = frozenset(
@@ -38,11 +52,11 @@ SKIP_TYPES = frozenset(
 
 
 class Turn(NamedTuple):  # a NamedTuple: cheap to create, to pickle and to cache as a row
-    """One API response: its final usage."""
+    """One API response: its final usage, and where and when it happened."""
 
     message_id: str
     model: str
-    timestamp: str
+    timestamp: str  # its first record's
     thread: str
     input: int
     cache_write_5m: int
@@ -50,6 +64,10 @@ class Turn(NamedTuple):  # a NamedTuple: cheap to create, to pickle and to cache
     cache_read: int
     output: int
     fast: bool = False
+    line: int = 0  # the file line of its first record
+    last: str = ""  # its last record's timestamp; "" when the same as `timestamp`
+    events: int = 0  # EV_* bits: what happened in its thread since the thread's previous call
+    effort: str = ""  # the record's `effort` (2.1.x), "" when not written
 
     @property
     def cache_write(self) -> int:
@@ -90,6 +108,10 @@ class FileScan:
     first: str = ""
     last: str = ""
     versions: list[str] = field(default_factory=list)
+    hook_runs: list[tuple[str, str, int]] = field(default_factory=list)  # (command, event, ms)
+    # per API call: the context sources that changed since its thread's previous call, as
+    # (source, chars so far in this epoch) pairs (timeline.py)
+    sizes: dict[str, list[list[Any]]] = field(default_factory=dict)
 
 
 def notice_prefixes() -> tuple[str, ...]:
@@ -101,31 +123,43 @@ def scan_file(path: Path, prefixes: tuple[str, ...] | None = None) -> FileScan:
     """Read one transcript (streamed) and account for it."""
     stats = transcript.ReadStats()
     records = transcript.iter_light_records(path, stats, SKIP_TYPES)
-    scan = scan_records(records, path=path, prefixes=prefixes or notice_prefixes())
+    scan = scan_records(records, path=path, prefixes=prefixes or notice_prefixes(), stats=stats)
     scan.records, scan.skipped = stats.records, stats.skipped
     return scan
 
 
 def scan_records(
-    records: Iterable[dict[str, Any]], *, path: Path, prefixes: tuple[str, ...]
+    records: Iterable[dict[str, Any]],
+    *,
+    path: Path,
+    prefixes: tuple[str, ...],
+    stats: transcript.ReadStats | None = None,
 ) -> FileScan:
-    """Account for the records of one transcript file (pure)."""
+    """Account for the records of one transcript file (pure). `stats`, when the reader that
+    yields `records` updates it, gives each call its file line."""
     subagent = path.parent.name == transcript.SUBAGENTS_DIR
     folder = path.resolve().parent
     project_dir = folder.parent.parent if subagent else folder
     scan = FileScan(str(path), transcript.session_of(path), project_dir.name, subagent)
-    _Scanner(scan, Tracker(prefixes, CAPSULE_HEADER, NOTE_TAG)).run(records)
+    _Scanner(scan, Tracker(prefixes, CAPSULE_HEADER, NOTE_TAG), stats).run(records)
     return scan
 
 
 class _Scanner:
-    def __init__(self, scan: FileScan, tracker: Tracker) -> None:
+    def __init__(
+        self, scan: FileScan, tracker: Tracker, stats: transcript.ReadStats | None = None
+    ) -> None:
         self.scan = scan
         self.tracker = tracker
+        self.stats = stats
         self.tool_uses: dict[str, tuple[str, dict[str, Any]]] = {}
         self.sidechains = 0
-        # message.id -> (model, first timestamp, thread, final usage): a Turn once read through
-        self.turns: dict[str, tuple[str, str, str, dict[str, Any]]] = {}
+        # message.id -> [model, first timestamp, thread, final usage, line, last timestamp,
+        # events, effort]: a Turn once read through
+        self.turns: dict[str, list[Any]] = {}
+        self.since: dict[str, int] = {}  # thread -> EV_* bits since its last call
+        self.called: set[str] = set()  # threads that made a call
+        self.sizes = Sizes(MAIN)  # the charts show the main thread
         self.last_main: str | None = None  # message.id of the latest main-thread response
         self.rebuild_pending = False
         self.summary_pending = False
@@ -165,6 +199,7 @@ class _Scanner:
                 handler(rec, thread)
         self.scan.first, self.scan.last = first, last
         self.scan.turns = {key: _turn(key, *parts) for key, parts in self.turns.items()}
+        self.scan.sizes = self.sizes.calls
         self.scan.composition = self.tracker.finish()
         self.scan.versions = sorted(versions)
 
@@ -199,15 +234,25 @@ class _Scanner:
         if not isinstance(key, str) or not key:
             key = str(key or rec.get("requestId") or f"no-id-{len(self.turns)}")
         turns = self.turns
+        stamp = rec.get("timestamp")
+        stamp = stamp if isinstance(stamp, str) else str(stamp or "")
         earlier = turns.get(key)
         if earlier is not None:  # the same response, a later block: keep its final usage
             self.scan.folded += 1
-            turns[key] = (model, earlier[1], thread, usage)
+            earlier[0], earlier[2], earlier[3], earlier[5] = model, thread, usage, stamp
             if thread == MAIN:
                 self.last_main = key
             return
-        stamp = rec.get("timestamp")
-        turns[key] = (model, stamp if isinstance(stamp, str) else str(stamp or ""), thread, usage)
+        since = self.since.pop(thread, 0)
+        if thread not in self.called:
+            self.called.add(thread)
+            since |= EV_START
+        line = self.stats.lines if self.stats is not None else 0
+        effort = rec.get("effort")
+        effort = effort if isinstance(effort, str) else ""
+        turns[key] = [model, stamp, thread, usage, line, stamp, since, effort]
+        if thread == MAIN:
+            self.sizes.call(thread, key)
         self.tracker.api_call(thread)
         if thread == MAIN:
             self.last_main = key
@@ -223,6 +268,9 @@ class _Scanner:
             return None
         return _turn(self.last_main, *self.turns[self.last_main])
 
+    def _event(self, thread: str, bit: int) -> None:
+        self.since[thread] = self.since.get(thread, 0) | bit
+
     def _user(self, rec: dict[str, Any], thread: str) -> None:
         message = rec.get("message")
         content = message.get("content") if isinstance(message, dict) else None
@@ -232,6 +280,9 @@ class _Scanner:
             blocks = transcript.message_content(rec)
         if rec.get("isCompactSummary"):
             text = "\n".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text")
+            self._event(thread, EV_COMPACTION)
+            self.sizes.reset(thread)
+            self.sizes.add(thread, "conversation", len(text))
             self.tracker.compact_summary(text)
             if self.summary_pending:
                 self._set_last_compaction(summary_chars=len(text))
@@ -247,15 +298,26 @@ class _Scanner:
             self.summaries.add(hash(text))
             return
         cwd = str(rec.get("cwd") or "")
+        meta = bool(rec.get("isMeta"))
+        since = self.since
         for block in blocks:
             kind = block.get("type")
             if kind == "tool_result":
                 name, tool_input = self.tool_uses.get(str(block.get("tool_use_id")), _NO_TOOL_USE)
                 text = result_text(block.get("content"))
                 error = bool(block.get("is_error"))
+                since[thread] = since.get(thread, 0) | EV_TOOL_RESULT
+                if thread == MAIN:  # (Sizes ignores other threads; this skips the call)
+                    self.sizes.add(thread, "tool:" + name, len(text))
                 self.tracker.tool_result(thread, name, tool_input, text, error, cwd)
             elif kind == "text":
-                self._maybe_injection(thread, block.get("text"))
+                said = block.get("text")
+                if not meta and isinstance(said, str):
+                    clear = said.startswith(_CLEAR_COMMAND)
+                    self._event(thread, EV_NEW_CONTEXT if clear else EV_PROMPT)
+                    if thread == MAIN:
+                        self.sizes.add(thread, "conversation", len(said))
+                self._maybe_injection(thread, said)
 
     def _system(self, rec: dict[str, Any], thread: str) -> None:
         if rec.get("subtype") == "compact_boundary":
@@ -274,20 +336,53 @@ class _Scanner:
             self._compacted(thread, trigger, pre, estimated, post_tokens, stamp)
             self.summary_pending = True
             return
+        subtype = rec.get("subtype")
+        if subtype == "microcompact_boundary":  # old tool results cleared
+            self._event(thread, EV_MICROCOMPACT)
+            return
+        if subtype == "stop_hook_summary":  # every Stop hook run, silent ones too
+            event = "Stop" if thread == MAIN else "SubagentStop"
+            for info in rec.get("hookInfos") or ():
+                if isinstance(info, dict):
+                    self._hook_run(info.get("command"), event, info.get("durationMs"))
+            return
         self._maybe_injection(thread, rec.get("content"))
 
     def _attachment(self, rec: dict[str, Any], thread: str) -> None:
         attachment = rec.get("attachment")
-        if isinstance(attachment, dict) and attachment.get("type") == "hook_additional_context":
+        if not isinstance(attachment, dict):
+            return
+        kind = attachment.get("type")
+        if kind == "hook_additional_context":
             for value in _strings(attachment.get("content")):
                 self._maybe_injection(thread, value)
+        elif kind == "instructions" or kind == "nested_memory":  # CLAUDE.md files (2.1.x)
+            self.sizes.add(thread, "claude_md", sum(len(v) for v in _strings(attachment)))
+        elif kind == "file":  # a file compaction attached again (a Read result)
+            self.sizes.add(thread, "tool:Read", sum(len(v) for v in _strings(attachment)))
+        if isinstance(kind, str) and kind.startswith("hook_"):
+            self._hook(thread, attachment)
+
+    def _hook(self, thread: str, attachment: dict[str, Any]) -> None:
+        """A hook run (its duration, 2.1.x), or a restart a SessionStart hook announced."""
+        name = attachment.get("hookName")
+        if isinstance(name, str) and name.startswith(_NEW_CONTEXT_HOOKS):
+            self._event(thread, EV_NEW_CONTEXT)
+        command = attachment.get("command") or name
+        self._hook_run(command, attachment.get("hookEvent"), attachment.get("durationMs"))
+
+    def _hook_run(self, command: Any, event: Any, duration: Any) -> None:
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+            self.scan.hook_runs.append((str(command or "?"), str(event or "?"), int(duration)))
 
     def _maybe_injection(self, thread: str, text: Any) -> None:
         if not isinstance(text, str) or "[ccstate" not in text:
             return
         if CAPSULE_HEADER in text:
+            self.sizes.add(thread, "ccstate", len(text))
             self.tracker.injection(thread, text)
         elif text.lstrip().startswith(self.tracker.note_tag):
+            self.sizes.add(thread, "ccstate", len(text.lstrip()))
             self.tracker.note(thread, text.lstrip())
 
     def _compacted(
@@ -295,6 +390,8 @@ class _Scanner:
     ) -> None:
         model = self.turns[self.last_main][0] if self.last_main else ""
         self.scan.compactions.append(Compaction(stamp, trigger, pre, estimated, post, model))
+        self._event(thread, EV_COMPACTION)
+        self.sizes.reset(thread)
         self.tracker.compaction(thread)
         self.rebuild_pending = True
 
@@ -304,7 +401,17 @@ class _Scanner:
             self.scan.compactions[-1] = last._replace(**changes)
 
 
-def _turn(key: str, model: str, stamp: str, thread: str, usage: dict[str, Any]) -> Turn:
+def _turn(
+    key: str,
+    model: str,
+    stamp: str,
+    thread: str,
+    usage: dict[str, Any],
+    line: int = 0,
+    last: str = "",
+    events: int = 0,
+    effort: str = "",
+) -> Turn:
     write = _int(usage.get("cache_creation_input_tokens"))
     one_hour = _one_hour(usage, write)
     return Turn(  # positional: the fields in order (message_id, model, timestamp, thread, ...)
@@ -318,6 +425,10 @@ def _turn(key: str, model: str, stamp: str, thread: str, usage: dict[str, Any]) 
         _int(usage.get("cache_read_input_tokens")),
         _int(usage.get("output_tokens")),
         usage.get("speed") == "fast",
+        line,
+        "" if last == stamp else last,
+        events,
+        effort,
     )
 
 
