@@ -114,7 +114,7 @@ def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Deci
         return Decision("full", "disabled")
     if read.skip:
         return Decision("full", read.skip)
-    if ledger.pending == (read.path, read.args):
+    if _escape_hatch(ledger.pending, read):
         return Decision("full", "escape hatch: same Read right after a notice or diff")
     segments = ledger.paths.get(read.path, ())
     if not segments:
@@ -140,6 +140,15 @@ def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Deci
     if best is None or best.saved_chars < opts.min_saved_chars:
         return Decision("full", "changed or unseen lines; replacing would save too little")
     return best
+
+
+def _escape_hatch(pending: tuple[str, ...] | None, read: ReadEvent) -> bool:
+    """The very next Read asks again for the path and range just answered with less, and the
+    text is what it was then (an older ledger kept no sha: the path and range decide). A
+    change in between is news: the ordinary decision answers it (a diff, the changed lines)."""
+    if pending is None or pending[:2] != (read.path, read.args):
+        return False
+    return len(pending) < 3 or pending[2] == read.sha
 
 
 def _newest_overlapping(segments: Iterable[Segment], start: int, end: int) -> Segment | None:
@@ -336,7 +345,7 @@ def record(
         epoch_reason=ledger.epoch_reason,
         reads=read_no,
         paths=paths,
-        pending=(read.path, read.args) if decision.replaced else None,
+        pending=(read.path, read.args, read.sha) if decision.replaced else None,
         history=(*ledger.history[-(MAX_HISTORY - 1) :], entry),
         stats=stats,
         files=files,

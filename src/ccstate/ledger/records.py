@@ -188,8 +188,9 @@ class Decision(_Record):
 
 class Ledger(_Record):
     """One context's state for the current epoch, plus counters and a stat cache that survive
-    epochs. `paths` maps a path to its segments, newest last; `pending` is the (path, args) of
-    the last Read when it was replaced (the escape hatch); `files` maps a path to
+    epochs. `paths` maps a path to its segments, newest last; `pending` is the (path, args,
+    sha of the text then) of the last Read when it was replaced (the escape hatch); `files`
+    maps a path to
     {"stamp": [mtime_ns, size, inode], "sha": file sha256}, so an unchanged file is not hashed
     again."""
 
@@ -201,7 +202,7 @@ class Ledger(_Record):
         epoch_reason: str = "start",
         reads: int = 0,
         paths: Mapping[str, tuple[Segment, ...]] | None = None,
-        pending: tuple[str, str] | None = None,
+        pending: tuple[str, ...] | None = None,
         history: tuple[dict[str, Any], ...] = (),
         stats: Mapping[str, int] | None = None,
         files: Mapping[str, Mapping[str, Any]] | None = None,

@@ -163,7 +163,7 @@ def from_json(data: Any) -> Ledger:
         epoch_reason=str(data["epoch_reason"]),
         reads=int(data["reads"]),
         paths=paths,
-        pending=(str(pending[0]), str(pending[1])) if pending else None,
+        pending=tuple(str(p) for p in pending[:3]) if pending else None,
         history=tuple(dict(h) for h in data["history"]),
         stats={str(k): int(v) for k, v in data["stats"].items()},
         files={str(k): dict(v) for k, v in data["files"].items()},
