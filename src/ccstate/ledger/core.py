@@ -122,17 +122,18 @@ def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Deci
     newest = _newest_overlapping(segments, read.start, read.end)
     if newest is None:
         return Decision("full", "no line of this range delivered yet")
+    shell = shell_reads(ledger)
     if (newest.start, newest.end, newest.sha) == (read.start, read.end, read.sha):
         claim = Claim(newest.read_no, read.start, read.end, read.sha)
-        return _identical(read, (claim,), opts)
+        return _identical(read, (claim,), opts, shell)
     owners, same, missing = _compare_lines(segments, read, load)
     if missing:
         return Decision("full", "ledger text missing or damaged")
     if all(same):
-        return _identical(read, _claims(read, owners, same), opts)
+        return _identical(read, _claims(read, owners, same), opts, shell)
     candidates = [
-        _unseen(read, owners, same, opts) if opts.unseen_ranges else None,
-        _diff(segments, read, load, opts)
+        _unseen(read, owners, same, opts, shell) if opts.unseen_ranges else None,
+        _diff(segments, read, load, opts, shell)
         if opts.diff and not all(o == 0 for o in owners)
         else None,
     ]
@@ -212,17 +213,21 @@ def _claims(read: ReadEvent, owners: list[int], same: list[bool]) -> tuple[Claim
     return tuple(out)
 
 
-def _identical(read: ReadEvent, claims: tuple[Claim, ...], opts: Options) -> Decision:
+def _identical(
+    read: ReadEvent, claims: tuple[Claim, ...], opts: Options, shell: frozenset[int]
+) -> Decision:
     if not opts.identical:
         return Decision("full", "identical, but dedupe.identical is off")
-    notice = ledger_text.identical_notice(read, claims)
+    notice = ledger_text.identical_notice(read, claims, shell)
     saved = len(read.content) - len(notice)
     if saved < opts.min_saved_chars:
         return Decision("full", "identical, but too short to be worth a notice")
     return Decision("identical", "unchanged", notice, 0, 1, claims=claims, saved_chars=saved)
 
 
-def _unseen(read: ReadEvent, owners: list[int], same: list[bool], opts: Options) -> Decision | None:
+def _unseen(
+    read: ReadEvent, owners: list[int], same: list[bool], opts: Options, shell: frozenset[int]
+) -> Decision | None:
     need = [i for i, ok in enumerate(same) if not ok]
     first, last = need[0], need[-1]
     if first == 0 and last == len(same) - 1:
@@ -230,7 +235,7 @@ def _unseen(read: ReadEvent, owners: list[int], same: list[bool], opts: Options)
     shown = "\n".join(read.lines[first : last + 1])
     claims = _claims(read, owners, same)
     omitted = [c for c in claims if c.end < read.start + first or c.start > read.start + last]
-    note = ledger_text.unseen_note(read, read.start + first, read.start + last, omitted)
+    note = ledger_text.unseen_note(read, read.start + first, read.start + last, omitted, shell)
     saved = len(read.content) - len(shown) - len(note)
     return Decision(
         "unseen",
@@ -245,7 +250,11 @@ def _unseen(read: ReadEvent, owners: list[int], same: list[bool], opts: Options)
 
 
 def _diff(
-    segments: tuple[Segment, ...], read: ReadEvent, load: Loader, opts: Options
+    segments: tuple[Segment, ...],
+    read: ReadEvent,
+    load: Loader,
+    opts: Options,
+    shell: frozenset[int],
 ) -> Decision | None:
     """A unified diff against the newest delivery of the same requested range."""
     base = next((s for s in reversed(segments) if s.args == read.args), None)  # "" never matches
@@ -255,8 +264,8 @@ def _diff(
     if old is None:
         return None
     body = ledger_text.render_diff(old, base.start, list(read.lines), read.start)
-    note = ledger_text.diff_note(read, base, body)
-    notice = ledger_text.diff_notice(read, base)
+    note = ledger_text.diff_note(read, base, body, shell)
+    notice = ledger_text.diff_notice(read, base, shell)
     if len(note) > MAX_CONTEXT_CHARS or len(body) > opts.diff_max_ratio * len(read.content):
         return None
     saved = len(read.content) - len(notice) - len(note)
@@ -330,6 +339,8 @@ def record(
         "reason": decision.reason,
         "epoch": ledger.epoch,
     }
+    if read.command:
+        entry.update(tool="Bash", command=read.command)
     files = dict(ledger.files)
     files.pop(read.path, None)
     if stamp is not None and file_sha:
@@ -382,6 +393,18 @@ def new_epoch(ledger: Ledger, reason: str) -> Ledger:
         history=ledger.history,
         stats=stats,
         files=ledger.files,
+    )
+
+
+def shell_reads(ledger: Ledger) -> frozenset[int]:
+    """The numbers of this epoch's deliveries that were shell reads (`cat F`...), so a notice
+    can name them as such; from the history, which keeps the newest MAX_HISTORY."""
+    return frozenset(
+        int(h["n"])
+        for h in ledger.history
+        if h.get("tool") == "Bash"
+        and h.get("epoch") == ledger.epoch
+        and isinstance(h.get("n"), int)
     )
 
 

@@ -79,10 +79,12 @@ class ReadEvent(_Record):
     """One Read as delivered. `skip` names why it must pass untouched ("" when it may not).
 
     `args` is the requested range as "offset:limit" ("1:" = from the top, no limit).
+    `command` is the shell command of a shell read (`cat F`; ledger/shell.py), "" for a Read.
     """
 
     __slots__ = (
         "args",
+        "command",
         "content",
         "lines",
         "path",
@@ -104,8 +106,10 @@ class ReadEvent(_Record):
         skip: str = "",
         lines: tuple[str, ...] = (),
         sha: str = "",
+        command: str = "",
     ) -> None:
         self.path = path
+        self.command = command
         self.args = args
         self.start = start
         self.content = content
