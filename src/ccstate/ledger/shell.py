@@ -5,7 +5,8 @@ reads"). In auto and bypass modes Claude Code tells the model to read files this
 `parse_command` accepts a command only when it is certain what it prints: one command, one
 file, no pipe, redirection, glob, variable or substitution. `read_event` then checks the
 command's output against the file's text, line by line, and returns the lines it delivered
-as a ReadEvent (the same record a Read makes), or None. Standard library only.
+as a ReadEvent (the same record a Read makes), or None. Standard library only; the hook
+imports it for every Bash command, so the rest of the ledger is imported only for a shell read.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 
-from ccstate.ledger.core import normpath, sha256
-from ccstate.ledger.records import Options, ReadEvent
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ccstate.ledger.records import Options, ReadEvent
 
 _SHELL_META = set("|&;<>`$(){}*?[]~!\\\n#")
 _PRINTERS = frozenset({"cat", "nl", "head", "tail", "sed"})
@@ -68,6 +70,8 @@ def parse_command(command: str, cwd: str, home: str = "") -> Target | None:
         return None
     if len(words) < 2 or words[-1].startswith("-"):
         return None
+    from ccstate.ledger.core import normpath
+
     tool, opts, path = words[0], words[1:-1], normpath(words[-1], cwd)
     if tool == "cat":
         return Target("cat -n" if opts == ["-n"] else "cat", path) if opts in ([], ["-n"]) else None
@@ -144,6 +148,9 @@ def read_event(
     if end == real and real < len(lines):
         shown, end = lines[start - 1 :], len(lines)  # the final newline's empty line
     content = "\n".join(shown)
+    from ccstate.ledger.core import sha256
+    from ccstate.ledger.records import ReadEvent
+
     return ReadEvent(
         target.path,
         _args(target, start),
@@ -169,6 +176,8 @@ def _args(target: Target, start: int) -> str:
 def options(opts: Options) -> Options:
     """A shell read's options: a notice for an identical repeat, else the output as it is
     (a Bash result has no line numbers to show unseen lines by, nor a place for a diff)."""
+    from ccstate.ledger.records import Options
+
     return Options(
         enabled=opts.enabled,
         identical=opts.identical,
@@ -199,6 +208,9 @@ def replay_event(
         return None
     content = "\n".join(rows)
     start = target.first
+    from ccstate.ledger.core import sha256
+    from ccstate.ledger.records import ReadEvent
+
     return ReadEvent(
         target.path,
         _args(target, start),

@@ -11,7 +11,6 @@ Standard library only: the PostToolUse hook imports this module.
 from __future__ import annotations
 
 from ccstate.outputs import digest as line_digest
-from ccstate.outputs import jsontext, lint, listing
 from ccstate.outputs import lines as output_lines
 
 TYPE_CHECKING = False
@@ -91,6 +90,8 @@ def digest_for(
     if "\x00" in text:
         return None  # binary
     if tool_name == "Grep":
+        from ccstate.outputs import listing
+
         headed = listing.grep_headings(text, exists)
         if headed is None or len(headed) <= limit:
             return Body(headed, "grep") if headed is not None else None
@@ -100,11 +101,16 @@ def digest_for(
         return Body(found.text, "grep-lines") if found is not None else None
     if tool_name == "Glob":
         return _paths(text, limit)
-    compact = jsontext.compact_json(text)
-    if compact is not None:
-        return Body(compact, "json") if len(compact) <= limit else None
-    if text.lstrip()[:1] in ("{", "[") and _looks_like_json(text):
-        return None  # JSON we could not parse (cut short?): leave it whole
+    if text.lstrip()[:1] in ("{", "["):
+        from ccstate.outputs import jsontext
+
+        compact = jsontext.compact_json(text)
+        if compact is not None:
+            return Body(compact, "json") if len(compact) <= limit else None
+        if _looks_like_json(text):
+            return None  # JSON we could not parse (cut short?): leave it whole
+    from ccstate.outputs import lint
+
     rows = output_lines.normalize(text)
     grouped = lint.group_warnings(rows)
     if grouped is None:
@@ -121,6 +127,8 @@ def digest_for(
 
 
 def _paths(text: str, limit: int) -> Body | None:
+    from ccstate.outputs import listing
+
     shared = listing.common_folder(text.split("\n"))
     if shared is None:
         return None
@@ -132,6 +140,10 @@ def _paths(text: str, limit: int) -> Body | None:
 def _is_path_list(rows: list[str]) -> bool:
     """Every line a path (`find`, `ls -d`, `git ls-files`): one word with a slash in it (a
     blank line or an older Claude Code's cut marker aside)."""
+    if any(" " in row for row in rows):
+        return False
+    from ccstate.outputs import listing
+
     paths = [row for row in rows if not listing.is_raw(row)]
     return len(paths) > 1 and all(" " not in row and "/" in row for row in paths)
 

@@ -57,15 +57,66 @@ _ERROR = re.compile(
 )
 _EXCEPTION = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b")
 _WARNING = re.compile(r"\b(?:warning|warn|deprecated|deprecation)\b", re.IGNORECASE)
+# Progress and chatter: a line's first word (after its indent) is one of these...
+_NOISE_WORDS = frozenset(
+    [
+        "Compiling",
+        "Compiled",
+        "Checking",
+        "Downloading",
+        "Downloaded",
+        "Fetching",
+        "Fetched",
+        "Installing",
+        "Installed",
+        "Building",
+        "Built",
+        "Resolving",
+        "Resolved",
+        "Unpacking",
+        "Collecting",
+        "Preparing",
+        "Processing",
+        "Generated",
+        "Updating",
+        "Updated",
+        "Fresh",
+        "Blocking",
+        "Locking",
+        "Adding",
+        "Removing",
+        "Linking",
+        "Extracting",
+        "Pulling",
+        "Waiting",
+        "Verifying",
+        "Copying",
+        "Writing",
+        "Bundling",
+        "Transforming",
+        "Analyzing",
+        "Optimizing",
+        "Retrieving",
+        "Getting",
+        "Unchanged",
+        "Skipping",
+        "Loading",
+        "Cloning",
+        "Uploading",
+        "Caching",
+        "Restoring",
+        "Prepared",
+        "Uninstalled",
+        "Audited",
+        "remote:",
+        "Enumerating",
+    ]
+)
+# ... or the line has one of these shapes.
 _NOISE = re.compile(
-    r"^\s*(?:Compiling|Compiled|Checking|Downloading|Downloaded|Fetching|Fetched|Installing"
-    r"|Installed|Building|Built|Resolving|Resolved|Unpacking|Collecting|Using cached"
-    r"|Requirement already satisfied|Preparing|Processing|Generated|Updating|Updated|Fresh"
-    r"|Blocking|Locking|Adding|Removing|Linking|Extracting|Pulling|Waiting|Verifying|Copying"
-    r"|Writing|Bundling|Transforming|Analyzing|Optimizing|Retrieving|Getting|Unchanged"
-    r"|Skipping|Loading|Cloning|Uploading|Caching|Restoring|Prepared|Uninstalled|Audited"
-    r"|Counting objects|Compressing objects|Receiving objects|Resolving deltas|Enumerating"
-    r"|remote:|go: (?:downloading|finding|extracting)|\* (?:Getting|Updating|Fetching))\b"
+    r"^\s*(?:Using cached|Requirement already satisfied|Counting objects|Compressing objects"
+    r"|Receiving objects|Resolving deltas|go: (?:downloading|finding|extracting)"
+    r"|\* (?:Getting|Updating|Fetching))\b"
     r"|^==> \S+\s*$"
     r"|^#\d+ (?:\[|sha256:|extracting|resolve|transferring|DONE|CACHED|\d+\.\d+s)"
     r"|^\s*(?:Step \d+/\d+|---> )"
@@ -118,7 +169,7 @@ def classify(line: str) -> str:
         return "error"
     if _WARNING.search(line):
         return "warning"
-    if _NOISE.search(line):
+    if line.split(None, 1)[0] in _NOISE_WORDS or _NOISE.search(line):
         return "noise"
     if _FRAME.search(line):
         return "frame"
