@@ -32,6 +32,7 @@ BEFORE = 2  # context lines kept before an error line
 AFTER = 1  # ... and after its block
 MIN_RUN = 3  # non-blank lines of one kind before a run is collapsed
 MAX_BLOCK = 400  # continuation lines of one error or warning block
+MAX_PARAGRAPH = 40  # lines; a longer paragraph is not compared with others
 EXAMPLE_CHARS = 80
 MAX_LOCATIONS = 8
 MARK = "[ccstate: "
@@ -163,7 +164,7 @@ def _repeated_paragraphs(lines: Sequence[str], classes: list[str], guard: bytear
         end = i
         while end < n and classes[end] != "blank":
             end += 1
-        if end - i > 1:
+        if 1 < end - i <= MAX_PARAGRAPH:
             body = range(i + 1, end)
             key = tuple(lines[j] if classes[j] == "error" else L.shape(lines[j]) for j in body)
             if key in seen and i >= HEAD and end <= n - TAIL:
