@@ -121,15 +121,19 @@ def _on_bash(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
 
 
 def _on_output(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
-    """A bulky result becomes a digest that names the complete original (docs/OUTPUTS.md)."""
-    from ccstate.outputs import core as outputs
-
+    """A bulky result becomes a digest that names the complete original (docs/OUTPUTS.md).
+    A small one returns before the `outputs` modules are imported."""
     name = inp.tool_name or ""
-    opts = outputs.Options.from_config(env.config)
-    got = hookio.output_text(name, inp.tool_response) if opts.wants(name) else None
-    if got is None:
+    got = hookio.output_text(name, inp.tool_response)
+    if got is None or not env.config.get("outputs.enabled"):
         return HookResult.noop(**detail)
     text, persisted = got
+    if not persisted and len(text) < int(env.config.get("outputs.min_chars")):
+        return HookResult.noop(**detail)
+    from ccstate.outputs import core as outputs
+
+    if not outputs.Options.from_config(env.config).wants(name):
+        return HookResult.noop(**detail)
     if persisted:
         from ccstate.outputs import store as out_store
 
@@ -140,8 +144,6 @@ def _on_output(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResu
             text = ""
         if not text:
             return HookResult.noop(**detail, digest="persisted output unreadable")
-    if len(text) < opts.min_chars:
-        return HookResult.noop(**detail)
     return _digest(inp, env, detail, text, bool(persisted))
 
 
