@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -100,15 +101,12 @@ def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
         f"{total.chars_saved:,} of {total.read_chars:,} Read characters kept out ({share:.1%}); "
         f"tokens: {unit}."
     )
-    if total.violations:
-        console.print(f"[bold red]safety check FAILED: {len(total.violations)}[/]")
-        for line in total.violations[:20]:
-            console.print(Text(f"  {line}"))
-    else:
-        console.print(
-            "[green]safety check passed[/]: every replacement relies only on text its context "
-            "received in the current epoch."
-        )
+    _print_check(
+        console,
+        "safety check",
+        total.violations,
+        "every replacement relies only on text its context received in the current epoch.",
+    )
 
 
 def _cells(t: replay.Totals) -> list[str]:
@@ -150,15 +148,24 @@ def _render_digests(total: replay.Totals, digests: outputs_replay.DigestTotals) 
         f"kept out). Digests and shell-read notices keep out {kept_out:,} token-turns: "
         f"{ratio:.1f}x the read ledger's {total.token_turns_saved:,}."
     )
-    if digests.lost:
-        console.print(f"[bold red]digest safety check FAILED: {len(digests.lost)} lines lost[/]")
-        for line in digests.lost[:20]:
+    _print_check(
+        console,
+        "digest safety check",
+        digests.lost,
+        f"all {digests.failure_lines:,} failure and error lines of the digested outputs are in "
+        "their digests.",
+    )
+
+
+def _print_check(console: Any, name: str, problems: list[str], passed: str) -> None:
+    from rich.text import Text
+
+    if problems:
+        console.print(f"[bold red]{name} FAILED: {len(problems)}[/]")
+        for line in problems[:20]:
             console.print(Text(f"  {line}"))
     else:
-        console.print(
-            f"[green]digest safety check passed[/]: all {digests.failure_lines:,} failure and "
-            "error lines of the digested outputs are in their digests."
-        )
+        console.print(f"[green]{name} passed[/]: {passed}")
 
 
 def _digest_cells(t: outputs_replay.ToolTotals) -> list[str]:
