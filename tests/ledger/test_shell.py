@@ -270,3 +270,21 @@ def test_a_large_or_binary_file_is_not_checked(tmp_path) -> None:  # type: ignor
     binary.write_bytes(b"\xff\xfe\x00")
     assert shell.read_file_text(str(binary)) is None
     assert shell.read_file_text(str(tmp_path / "missing")) is None
+
+
+def test_shell_reads_are_numbered_apart_and_survive_the_store() -> None:
+    from ccstate.ledger import store
+
+    ctx = Context()
+    ctx.read()
+    ctx.cat()
+    ctx.cat(TEXT.replace("line 07", "line seven"))
+    assert (ctx.ledger.reads, ctx.ledger.shell_reads) == (1, 2)
+    assert [s.read_no for s in ctx.ledger.paths["/p/app.py"]][-1] == -2
+    again = store.from_json(store.to_json(ctx.ledger))
+    assert again == ctx.ledger
+    old = store.to_json(ctx.ledger)
+    del old["shell_reads"]  # a ledger written before shell reads
+    assert store.from_json(old).shell_reads == 0
+    fresh = ledger.new_epoch(ctx.ledger, "compaction")
+    assert (fresh.reads, fresh.shell_reads) == (0, 0)

@@ -122,18 +122,17 @@ def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Deci
     newest = _newest_overlapping(segments, read.start, read.end)
     if newest is None:
         return Decision("full", "no line of this range delivered yet")
-    shell = shell_reads(ledger)
     if (newest.start, newest.end, newest.sha) == (read.start, read.end, read.sha):
         claim = Claim(newest.read_no, read.start, read.end, read.sha)
-        return _identical(read, (claim,), opts, shell)
+        return _identical(read, (claim,), opts)
     owners, same, missing = _compare_lines(segments, read, load)
     if missing:
         return Decision("full", "ledger text missing or damaged")
     if all(same):
-        return _identical(read, _claims(read, owners, same), opts, shell)
+        return _identical(read, _claims(read, owners, same), opts)
     candidates = [
-        _unseen(read, owners, same, opts, shell) if opts.unseen_ranges else None,
-        _diff(segments, read, load, opts, shell)
+        _unseen(read, owners, same, opts) if opts.unseen_ranges else None,
+        _diff(segments, read, load, opts)
         if opts.diff and not all(o == 0 for o in owners)
         else None,
     ]
@@ -213,21 +212,17 @@ def _claims(read: ReadEvent, owners: list[int], same: list[bool]) -> tuple[Claim
     return tuple(out)
 
 
-def _identical(
-    read: ReadEvent, claims: tuple[Claim, ...], opts: Options, shell: frozenset[int]
-) -> Decision:
+def _identical(read: ReadEvent, claims: tuple[Claim, ...], opts: Options) -> Decision:
     if not opts.identical:
         return Decision("full", "identical, but dedupe.identical is off")
-    notice = ledger_text.identical_notice(read, claims, shell)
+    notice = ledger_text.identical_notice(read, claims)
     saved = len(read.content) - len(notice)
     if saved < opts.min_saved_chars:
         return Decision("full", "identical, but too short to be worth a notice")
     return Decision("identical", "unchanged", notice, 0, 1, claims=claims, saved_chars=saved)
 
 
-def _unseen(
-    read: ReadEvent, owners: list[int], same: list[bool], opts: Options, shell: frozenset[int]
-) -> Decision | None:
+def _unseen(read: ReadEvent, owners: list[int], same: list[bool], opts: Options) -> Decision | None:
     need = [i for i, ok in enumerate(same) if not ok]
     first, last = need[0], need[-1]
     if first == 0 and last == len(same) - 1:
@@ -235,7 +230,7 @@ def _unseen(
     shown = "\n".join(read.lines[first : last + 1])
     claims = _claims(read, owners, same)
     omitted = [c for c in claims if c.end < read.start + first or c.start > read.start + last]
-    note = ledger_text.unseen_note(read, read.start + first, read.start + last, omitted, shell)
+    note = ledger_text.unseen_note(read, read.start + first, read.start + last, omitted)
     saved = len(read.content) - len(shown) - len(note)
     return Decision(
         "unseen",
@@ -250,11 +245,7 @@ def _unseen(
 
 
 def _diff(
-    segments: tuple[Segment, ...],
-    read: ReadEvent,
-    load: Loader,
-    opts: Options,
-    shell: frozenset[int],
+    segments: tuple[Segment, ...], read: ReadEvent, load: Loader, opts: Options
 ) -> Decision | None:
     """A unified diff against the newest delivery of the same requested range."""
     base = next((s for s in reversed(segments) if s.args == read.args), None)  # "" never matches
@@ -264,8 +255,8 @@ def _diff(
     if old is None:
         return None
     body = ledger_text.render_diff(old, base.start, list(read.lines), read.start)
-    note = ledger_text.diff_note(read, base, body, shell)
-    notice = ledger_text.diff_notice(read, base, shell)
+    note = ledger_text.diff_note(read, base, body)
+    notice = ledger_text.diff_notice(read, base)
     if len(note) > MAX_CONTEXT_CHARS or len(body) > opts.diff_max_ratio * len(read.content):
         return None
     saved = len(read.content) - len(notice) - len(note)
@@ -313,7 +304,7 @@ def record(
     the store)."""
     if read.skip and not read.path:
         return ledger
-    read_no = ledger.reads + 1
+    read_no = next_read_no(ledger, read)
     paths = dict(ledger.paths)
     got = delivered(read, decision)
     if got is not None:
@@ -354,30 +345,20 @@ def record(
     return Ledger(
         epoch=ledger.epoch,
         epoch_reason=ledger.epoch_reason,
-        reads=read_no,
+        reads=ledger.reads if read.command else read_no,
         paths=paths,
         pending=(read.path, read.args, read.sha) if decision.replaced else None,
         history=(*ledger.history[-(MAX_HISTORY - 1) :], entry),
         stats=stats,
         files=files,
+        shell_reads=-read_no if read.command else ledger.shell_reads,
     )
 
 
-def bump(ledger: Ledger, **counts: int) -> Ledger:
-    """The ledger with its `stats` counters increased (e.g. Bash re-prints)."""
-    stats = dict(ledger.stats)
-    for key, n in counts.items():
-        stats[key] = stats.get(key, 0) + n
-    return Ledger(
-        ledger.epoch,
-        ledger.epoch_reason,
-        ledger.reads,
-        ledger.paths,
-        ledger.pending,
-        ledger.history,
-        stats,
-        ledger.files,
-    )
+def next_read_no(ledger: Ledger, read: ReadEvent) -> int:
+    """The number the ledger gives this read: Read #n counts the Reads of the epoch, and a
+    shell read (ledger/shell.py) counts apart, as -n ("shell read #n"), as the model made them."""
+    return -(ledger.shell_reads + 1) if read.command else ledger.reads + 1
 
 
 def new_epoch(ledger: Ledger, reason: str) -> Ledger:
@@ -393,18 +374,6 @@ def new_epoch(ledger: Ledger, reason: str) -> Ledger:
         history=ledger.history,
         stats=stats,
         files=ledger.files,
-    )
-
-
-def shell_reads(ledger: Ledger) -> frozenset[int]:
-    """The numbers of this epoch's deliveries that were shell reads (`cat F`...), so a notice
-    can name them as such; from the history, which keeps the newest MAX_HISTORY."""
-    return frozenset(
-        int(h["n"])
-        for h in ledger.history
-        if h.get("tool") == "Bash"
-        and h.get("epoch") == ledger.epoch
-        and isinstance(h.get("n"), int)
     )
 
 

@@ -198,7 +198,17 @@ class Ledger(_Record):
     {"stamp": [mtime_ns, size, inode], "sha": file sha256}, so an unchanged file is not hashed
     again."""
 
-    __slots__ = ("epoch", "epoch_reason", "files", "history", "paths", "pending", "reads", "stats")
+    __slots__ = (
+        "epoch",
+        "epoch_reason",
+        "files",
+        "history",
+        "paths",
+        "pending",
+        "reads",
+        "shell_reads",
+        "stats",
+    )
 
     def __init__(
         self,
@@ -210,6 +220,7 @@ class Ledger(_Record):
         history: tuple[dict[str, Any], ...] = (),
         stats: Mapping[str, int] | None = None,
         files: Mapping[str, Mapping[str, Any]] | None = None,
+        shell_reads: int = 0,
     ) -> None:
         self.epoch = epoch
         self.epoch_reason = epoch_reason
@@ -219,3 +230,4 @@ class Ledger(_Record):
         self.history = history
         self.stats: Mapping[str, int] = stats if stats is not None else {}
         self.files: Mapping[str, Mapping[str, Any]] = files if files is not None else {}
+        self.shell_reads = shell_reads  # shell reads in this epoch: "shell read #n" in notices

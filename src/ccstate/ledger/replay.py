@@ -350,7 +350,7 @@ class _Simulation:
             return True
         self.totals.shell_reads += 1
         decision = ledger.decide(ctx.ledger, event, self.blobs.get, self.shell_opts)
-        read_no = ctx.ledger.reads + 1
+        read_no = ledger.next_read_no(ctx.ledger, event)
         ctx.ledger = ledger.record(ctx.ledger, event, decision)
         if decision.replaced:
             self._check(ctx, event, decision, read_no)

@@ -18,16 +18,13 @@ NOTICE_TAG = "[ccstate: not file content]"
 NOTE_TAG = "[ccstate]"
 REPEAT_HINT = "For the full text again, repeat this Read (same path, offset and limit)."
 SHELL_HINT = "For the full output again, run the same command again."
-NO_SHELL: frozenset[int] = frozenset()
 
 
-def identical_notice(
-    read: ReadEvent, claims: Iterable[Claim], shell: frozenset[int] = NO_SHELL
-) -> str:
+def identical_notice(read: ReadEvent, claims: Iterable[Claim]) -> str:
     claims = tuple(claims)
     return (
         f"{NOTICE_TAG} {read.path} lines {read.start}-{read.end} of {read.total_lines}: "
-        f"unchanged since your {_reads_phrase((c.read_no for c in claims), shell)} (sha256 "
+        f"unchanged since your {_reads_phrase(c.read_no for c in claims)} (sha256 "
         f"{read.sha[:8]}), so the text you have from {_it(claims)} is current. {_hint(read)}"
     )
 
@@ -36,13 +33,7 @@ def _hint(read: ReadEvent) -> str:
     return SHELL_HINT if read.command else REPEAT_HINT
 
 
-def unseen_note(
-    read: ReadEvent,
-    first: int,
-    last: int,
-    omitted: Iterable[Claim],
-    shell: frozenset[int] = NO_SHELL,
-) -> str:
+def unseen_note(read: ReadEvent, first: int, last: int, omitted: Iterable[Claim]) -> str:
     """Lines first..last are shown; the rest of the requested range is `omitted`."""
     omitted = tuple(omitted)
     ranges = [(read.start, first - 1)] * (first > read.start)
@@ -51,13 +42,13 @@ def unseen_note(
         f"{NOTE_TAG} {read.path}: this Read result shows only lines {first}-{last} of the "
         f"{read.start}-{read.end} you asked for. Omitted: "
         + " and ".join(f"lines {a}-{b}" for a, b in ranges)
-        + f", unchanged since your {_reads_phrase((c.read_no for c in omitted), shell)}, so "
-        f"the text you have from {_it(omitted)} is current. {_hint(read)}"
+        + f", unchanged since your {_reads_phrase(c.read_no for c in omitted)}, so the text you "
+        f"have from {_it(omitted)} is current. {_hint(read)}"
     )
 
 
-def diff_note(read: ReadEvent, base: Segment, body: str, shell: frozenset[int] = NO_SHELL) -> str:
-    which = _label(base.read_no, shell)
+def diff_note(read: ReadEvent, base: Segment, body: str) -> str:
+    which = _label(base.read_no)
     return (
         f"{NOTE_TAG} {read.path} changed since your {which} (sha256 "
         f"{base.sha[:8]} -> {read.sha[:8]}). Unified diff of the lines you asked for, from the "
@@ -66,10 +57,10 @@ def diff_note(read: ReadEvent, base: Segment, body: str, shell: frozenset[int] =
     )
 
 
-def diff_notice(read: ReadEvent, base: Segment, shell: frozenset[int] = NO_SHELL) -> str:
+def diff_notice(read: ReadEvent, base: Segment) -> str:
     return (
         f"{NOTICE_TAG} {read.path} lines {read.start}-{read.end} of {read.total_lines}: changed "
-        f"since your {_label(base.read_no, shell)}; the unified diff from that text is in the "
+        f"since your {_label(base.read_no)}; the unified diff from that text is in the "
         f"ccstate note after this result. {_hint(read)}"
     )
 
@@ -100,19 +91,20 @@ def _hunk_range(start: int, length: int) -> str:
     return f"{start - 1 if length == 0 else start},{length}"
 
 
-def _reads_phrase(read_nos: Iterable[int], shell: frozenset[int] = NO_SHELL) -> str:
-    nos = sorted(set(read_nos))
+def _reads_phrase(read_nos: Iterable[int]) -> str:
+    nos = sorted(set(read_nos), key=lambda n: (n < 0, abs(n)))  # Reads first, then shell reads
     if len(nos) == 1:
-        return _label(nos[0], shell)
-    if shell.isdisjoint(nos):
+        return _label(nos[0])
+    if nos[-1] > 0:
         return "Reads " + ", ".join(f"#{n}" for n in nos[:-1]) + f" and #{nos[-1]}"
-    labels = [_label(n, shell) for n in nos]
+    labels = [_label(n) for n in nos]
     return ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
-def _label(read_no: int, shell: frozenset[int]) -> str:
-    """ "Read #3", or "shell read #3" for a `cat F` and the like (ledger/shell.py)."""
-    return f"shell read #{read_no}" if read_no in shell else f"Read #{read_no}"
+def _label(read_no: int) -> str:
+    """ "Read #3"; a shell read (`cat F`...; a negative number inside the ledger) is
+    "shell read #3": the two are counted apart, as the model made them."""
+    return f"shell read #{-read_no}" if read_no < 0 else f"Read #{read_no}"
 
 
 def _it(claims: Iterable[Claim]) -> str:
