@@ -288,3 +288,13 @@ def test_shell_reads_are_numbered_apart_and_survive_the_store() -> None:
     assert store.from_json(old).shell_reads == 0
     fresh = ledger.new_epoch(ctx.ledger, "compaction")
     assert (fresh.reads, fresh.shell_reads) == (0, 0)
+
+
+def test_a_window_of_lines_a_cat_delivered_gets_the_notice() -> None:
+    ctx = Context()
+    ctx.cat()
+    read = event("sed -n '3,30p' app.py", relayed("\n".join(LINES[2:30])))
+    assert read is not None
+    notice = ctx.answer(read, shell.options(ledger.Options()))
+    assert notice.kind == "identical" and "lines 3-30 of 41" in notice.content
+    assert "since your shell read #1 " in notice.content

@@ -163,7 +163,7 @@ def _compare_lines(
 ) -> tuple[list[int], list[bool], bool]:
     """Per requested line: the Read # that last delivered it (0: never) and whether it is equal."""
     owners, texts, missing = _latest_lines(segments, read.start, read.end, load)
-    same = [owner > 0 and texts[i] == read.lines[i] for i, owner in enumerate(owners)]
+    same = [owner != 0 and texts[i] == read.lines[i] for i, owner in enumerate(owners)]
     return owners, same, missing
 
 
