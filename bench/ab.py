@@ -222,12 +222,105 @@ def _compaction(p: Path) -> list[Turn]:
     ]
 
 
+# A test run as a runner prints it: a line per test, the failures named in failing.txt with
+# their details, a summary. The model "fixes" a failure by editing failing.txt.
+_TEST_RUNNER = """
+import pathlib
+failing = pathlib.Path("failing.txt").read_text().split()
+names = ("cart", "pricing", "users", "orders")
+print("> shop@1.4.0 test")
+print("> vitest run")
+print()
+for i in range(400):
+    name = names[i % 4]
+    mark = "\\u00d7" if f"{name}:{i}" in failing else "\\u2713"
+    print(f" {mark} src/{name}.test.ts > {name} > case {i} computes the total {i % 9}ms")
+print()
+for key in failing:
+    name, i = key.split(":")
+    print(f" FAIL  src/{name}.test.ts > {name} > case {i} computes the total")
+    print(f"AssertionError: expected {i} to be {int(i) + 1} // Object.is equality")
+    print(f" \\u276f src/{name}.test.ts:{i}:18")
+    print()
+print(f"      Tests  {len(failing)} failed | {400 - len(failing)} passed (400)")
+print("   Duration  2.31s")
+"""
+
+# A build as cargo prints it: downloads, a line per compiled crate, warnings, the result.
+_BUILD = """
+for i in range(160):
+    print(f"  Downloaded crate_{i:03d} v1.{i % 9}.{i % 4}")
+for i in range(160):
+    print(f"   Compiling crate_{i:03d} v1.{i % 9}.{i % 4}")
+for i in range(6):
+    print(f"warning: unused variable: `tmp{i}`")
+    print(f"  --> src/engine.rs:{40 + i * 7}:9")
+    print("   |")
+    print(f"{40 + i * 7} |     let tmp{i} = compute();")
+    print("   |         ^^^^ help: if this is intentional, prefix it with an underscore")
+    print()
+print("warning: `engine` (lib) generated 6 warnings")
+print("    Finished `dev` profile [unoptimized + debuginfo] target(s) in 41.07s")
+"""
+
+
+def _bash(command: str, what: str = "run") -> StepLike:
+    return tool_use("Bash", {"command": command, "description": what})
+
+
+def _test_fix_loop(p: Path) -> list[Turn]:
+    (p / "run_tests.py").write_text(_TEST_RUNNER)
+    failing = ["cart:40", "pricing:121", "users:302"]
+    (p / "failing.txt").write_text(" ".join(failing) + "\n")
+    run = _bash('python3 run_tests.py; echo "exit $?"', "run the tests")
+    steps: list[StepLike] = [run]
+    for n in range(len(failing)):
+        left = failing[n + 1 :]
+        old, new = " ".join(failing[n:]) + "\n", (" ".join(left) + "\n") if left else "\n"
+        steps += [_edit(p / "failing.txt", old, new), run]
+    return [Turn("fix the failing tests", [*steps, text("All tests pass.")])]
+
+
+def _noisy_build(p: Path) -> list[Turn]:
+    (p / "build.py").write_text(_BUILD)
+    build = _bash('python3 build.py; echo "exit $?"', "build")
+    app = p / "src" / "app.py"
+    steps = [build, _edit(app, "scale=4):", "scale=5):"), build, build, text("Built.")]
+    return [Turn("build the project, change app_step_3, build again", steps)]
+
+
+def _shell_reads(p: Path) -> list[Turn]:
+    """Auto mode: Claude Code tells the model to read files with cat, head and sed -n."""
+    app, util, models = "src/app.py", "src/util.py", "src/models.py"
+    steps: list[StepLike] = [
+        _bash(f"cat {app}", "read"),
+        _bash(f"sed -n '1,150p' {util}", "read"),
+        _bash(f"head -n 120 {models}", "read"),
+        _edit(p / app, "scale=8):", "scale=9):"),
+        _bash(f"cat {app}", "check the edit"),
+        _bash(f"sed -n '1,150p' {util}", "read again"),
+        _bash(f"head -n 120 {models}", "read again"),
+        _bash(f"cat {app}", "read again"),
+        text("Checked."),
+    ]
+    return [Turn("review app.py, util.py and models.py", steps)]
+
+
 SCENARIOS = [
     Scenario("edit-reread", "Read, then 4x (Edit, Read) of one 500-line file", _edit_reread),
     Scenario("pagination", "4 pages of 120 lines, the whole file, a page again", _pagination),
     Scenario("repeated-reads", "3 files read 2-3 times each, with Bash and Grep", _repeated_reads),
     Scenario("handoff", "session 1 reads 3 files and edits; a new session 2 resumes", _handoff),
     Scenario("compaction", "3 files read, Edit, /compact, then 3 reads", _compaction),
+    Scenario(
+        "test-fix-loop", "a 400-test run, then 3x (fix one failure, run again)", _test_fix_loop
+    ),
+    Scenario("noisy-build", "a 370-line build, an Edit, two builds again", _noisy_build),
+    Scenario(
+        "shell-reads",
+        "cat, sed -n and head of 3 files, an Edit, the same reads again",
+        _shell_reads,
+    ),
 ]
 
 

@@ -88,6 +88,12 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    if digests_served() != args.runs + WARMUP_RUNS:
+        print(
+            f"bench_hooks: the digest row should get a digest every time; got {digests_served()}",
+            file=sys.stderr,
+        )
+        return 1
     if replaced != (args.runs + WARMUP_RUNS, 0):
         print(
             "bench_hooks: the repeated-Read row should be replaced by a notice every time and the "
@@ -104,8 +110,13 @@ def repeated_reads_replaced(project: Path) -> tuple[int, int]:
     files cannot tell: it keeps only the newest 64 sessions.)"""
     ours = {name: n for name, n in REPLACED.items() if not name.startswith(AGAINST_PREFIX)}
     hits = sum(n for name, n in ours.items() if "repeated" in name)
-    wrong = sum(n for name, n in ours.items() if "repeated" not in name)
+    wrong = sum(n for name, n in ours.items() if "repeated" not in name and DIGEST not in name)
     return hits, wrong
+
+
+def digests_served() -> int:
+    """Runs of the digest row whose output replaced the test run's (proof it measures that)."""
+    return REPLACED.get(DIGEST_ROW, 0)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -171,6 +182,20 @@ def source_text(lines: int) -> str:
             case _:
                 out.append("")
     return "\n".join(out) + "\n"
+
+
+def test_run_text() -> str:
+    """A 600-line test run with three failures, as vitest prints it (about 29,000 chars)."""
+    out = ["> shop@1.4.0 test", "> vitest run", "", " RUN  v3.1.4 /work/shop", ""]
+    failed = {107: "cart", 303: "pricing", 519: "users"}
+    for i in range(575):
+        name = failed.get(i, ("cart", "pricing", "users")[i % 3])
+        mark = "\u00d7" if i in failed else "\u2713"
+        out.append(f" {mark} src/{name}.test.ts > {name} > case {i} computes totals {i % 9}ms")
+    for i, name in failed.items():
+        out += [f" FAIL  src/{name}.test.ts > {name} > case {i}", f"AssertionError: {i} != {i + 1}"]
+    out += ["", "      Tests  3 failed | 572 passed (575)", "   Duration  1.84s", "exit 1"]
+    return "\n".join(out)
 
 
 def transcript_text(source: Path) -> str:
@@ -263,7 +288,22 @@ def payloads(project: Project, session_tag: str = "") -> dict[str, Callable[[int
             "totalLines": lines + 1,
         },
     }
+    test_run = {"stdout": test_run_text(), "stderr": "", "interrupted": False, "isImage": False}
+    digest = json.dumps(
+        {
+            **common,
+            "session_id": f"{SESSION_ID}-digest{session_tag}",
+            "permission_mode": "default",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": 'npm test; echo "exit $?"'},
+            "tool_use_id": "toolu_bench_digest",
+            "tool_response": test_run,
+            "duration_ms": 2300,
+        }
+    ).encode()
     return {
+        "PostToolUse digest": lambda _run: digest,
         "SessionStart": fixed("SessionStart", source="startup", model="claude-sonnet-4-5"),
         "SessionEnd": fixed("SessionEnd", reason="other"),
         "PreCompact": fixed("PreCompact", trigger="manual", custom_instructions=""),
@@ -300,6 +340,14 @@ def make_rows(python: str, project: Project) -> list[Row]:
             setup=by_event["PostToolUse seed"],
         )
     )
+    # A bulky Bash result: the digest path (issue #15), reading and writing the original.
+    rows.append(
+        Row(
+            DIGEST_ROW,
+            [python, "-m", "ccstate.hooks", "PostToolUse"],
+            by_event["PostToolUse digest"],
+        )
+    )
     # What `ccstate init` writes when the interpreter has the console script beside it.
     script = Path(python).parent / "ccstate-hook"
     if script.is_file():
@@ -322,6 +370,8 @@ def make_rows(python: str, project: Project) -> list[Row]:
 
 
 AGAINST_PREFIX = "@"
+DIGEST = "digest"
+DIGEST_ROW = "-m ccstate.hooks PostToolUse Bash digest (600-line test run)"
 
 
 def against_rows(python: str, project: Project, ref: str, tmp: Path) -> list[Row]:

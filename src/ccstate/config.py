@@ -34,6 +34,14 @@ SCHEMA: dict[str, tuple[type, Any, str]] = {
     "dedupe.diff_max_ratio": (float, 0.5, "a number between 0 and 1, e.g. 0.5"),
     "dedupe.min_saved_chars": (int, 200, "a whole number of characters, e.g. 200"),
     "dedupe.store_max_mb": (int, 64, "a whole number of megabytes between 1 and 4096, e.g. 64"),
+    "outputs.enabled": (bool, True, "true or false"),
+    "outputs.min_chars": (int, 2000, "a whole number of characters, at least 500, e.g. 2000"),
+    "outputs.bash": (bool, True, "true or false"),
+    "outputs.grep": (bool, True, "true or false"),
+    "outputs.glob": (bool, True, "true or false"),
+    "outputs.webfetch": (bool, True, "true or false"),
+    "outputs.mcp": (bool, True, "true or false"),
+    "outputs.store_max_mb": (int, 64, "a whole number of megabytes between 1 and 4096, e.g. 64"),
     "decisions.capsule_max": (int, 10, "a whole number of decisions between 0 and 200, e.g. 10"),
     "handoff.enabled": (bool, True, "true or false"),
     "handoff.max_tokens": (int, 1200, "a whole number of tokens between 200 and 8000, e.g. 1200"),
@@ -55,6 +63,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "dedupe.diff_max_ratio": (0.0, 1.0),
     "dedupe.min_saved_chars": (0, 1_000_000),
     "dedupe.store_max_mb": (1, 4096),
+    "outputs.min_chars": (500, 10_000_000),
+    "outputs.store_max_mb": (1, 4096),
     "decisions.capsule_max": (0, 200),
     "handoff.max_tokens": (200, 8000),
     "handoff.keep_sessions": (1, 1000),
@@ -252,10 +262,20 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+ENV_SWITCHES = {"CCSTATE_DEDUPE": "dedupe.enabled", "CCSTATE_DIGEST": "outputs.enabled"}
+
+
 def env_overrides(config: Config, environ: Mapping[str, str] = os.environ) -> Config:
-    """Apply switches from the environment (CCSTATE_DEDUPE=0 turns the read ledger off)."""
-    if environ.get("CCSTATE_DEDUPE", "").strip() in {"0", "false", "off", "no"}:
-        values = dict(config.values)
-        values["dedupe.enabled"] = False
-        return Config(values=values, source=config.source, warnings=config.warnings)
-    return config
+    """Apply switches from the environment: CCSTATE_DEDUPE=0 turns the read ledger off,
+    CCSTATE_DIGEST=0 the tool-output digests."""
+    off = [key for name, key in ENV_SWITCHES.items() if _is_off(environ.get(name, ""))]
+    if not off:
+        return config
+    values = dict(config.values)
+    for key in off:
+        values[key] = False
+    return Config(values=values, source=config.source, warnings=config.warnings)
+
+
+def _is_off(value: str) -> bool:
+    return value.strip().lower() in {"0", "false", "off", "no"}

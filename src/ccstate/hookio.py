@@ -98,6 +98,7 @@ class HookResult:
         "compact_instructions",
         "detail",
         "system_message",
+        "updated_mcp_tool_output",
         "updated_tool_output",
     )
 
@@ -108,9 +109,11 @@ class HookResult:
         system_message: str | None = None,  # shown to the user, never to the model
         compact_instructions: str | None = None,  # PreCompact: plain stdout
         detail: Mapping[str, Any] | None = None,  # for the heartbeat only
+        updated_mcp_tool_output: list[dict[str, Any]] | None = None,  # an MCP tool's result
     ) -> None:
         self.additional_context = additional_context
         self.updated_tool_output = updated_tool_output
+        self.updated_mcp_tool_output = updated_mcp_tool_output
         self.system_message = system_message
         self.compact_instructions = compact_instructions
         self.detail: Mapping[str, Any] = detail if detail is not None else _EMPTY
@@ -186,6 +189,8 @@ def _render_post_tool_use(event: str, result: HookResult) -> str | None:
     specific: dict[str, Any] = {}
     if result.updated_tool_output is not None:
         specific["updatedToolOutput"] = dict(result.updated_tool_output)
+    if result.updated_mcp_tool_output is not None:
+        specific["updatedMCPToolOutput"] = list(result.updated_mcp_tool_output)
     if result.additional_context:
         specific["additionalContext"] = result.additional_context[:MAX_CONTEXT_CHARS]
     out: dict[str, Any] = {}
@@ -203,6 +208,97 @@ def _render_pre_compact(event: str, result: HookResult) -> str | None:
 
 def _render_session_end(event: str, result: HookResult) -> str | None:
     return None  # SessionEnd output reaches nobody
+
+
+# --------------------------------------------------------------------------- tool outputs
+# What PostToolUse may put in place of a tool's output, per tool, as Claude Code 2.1.328
+# accepts it (docs/OUTPUTS.md; tests/e2e/test_outputs.py). A wrong shape is rejected with
+# "does not match <Tool>'s output shape" in the debug log and the original kept.
+
+
+def output_text(tool_name: str, response: Any) -> tuple[str, str] | None:
+    """(the text the model would be shown, the file Claude Code persisted all of it to or "")
+    for a result ccstate knows how to replace; None for any other shape (an image, a
+    background command, Grep's file lists, an MCP result with more than text)."""
+    if not isinstance(response, dict):
+        if tool_name.startswith("mcp__") and isinstance(response, str):
+            return response, ""  # a structured MCP result reaches the hook as its JSON text
+        if tool_name.startswith("mcp__") and isinstance(response, list):
+            return _mcp_text(response)
+        return None
+    if tool_name == "Bash":
+        stdout, stderr = response.get("stdout"), response.get("stderr")
+        if not isinstance(stdout, str) or not isinstance(stderr, str):
+            return None
+        if response.get("isImage") or response.get("backgroundTaskId"):
+            return None
+        persisted = response.get("persistedOutputPath")
+        text = f"{stdout}\n{stderr}" if stderr else stdout
+        return text, persisted if isinstance(persisted, str) else ""
+    if tool_name == "Grep":
+        content = response.get("content")
+        if response.get("mode") != "content" or not isinstance(content, str):
+            return None
+        return content, ""
+    if tool_name == "Glob":
+        names = response.get("filenames")
+        ok = isinstance(names, list) and all(isinstance(n, str) for n in names)
+        return ("\n".join(names), "") if ok and names else None
+    if tool_name == "WebFetch":
+        result = response.get("result")
+        if not isinstance(result, str) or not all(k in response for k in _WEBFETCH_KEYS):
+            return None
+        return result, ""
+    return None
+
+
+_WEBFETCH_KEYS = ("bytes", "code", "codeText", "durationMs", "url")
+
+
+def _mcp_text(blocks: list[Any]) -> tuple[str, str] | None:
+    if len(blocks) != 1 or not isinstance(blocks[0], dict) or blocks[0].get("type") != "text":
+        return None
+    text = blocks[0].get("text")
+    return (text, "") if isinstance(text, str) else None
+
+
+def output_result(
+    tool_name: str, response: Any, text: str, detail: Mapping[str, Any] | None = None
+) -> HookResult:
+    """A HookResult that shows the model `text` in place of this tool's output, in the
+    tool's own output shape (Bash: stdout; leaving out persistedOutputPath keeps Claude Code
+    from showing a preview of its own file instead)."""
+    if tool_name.startswith("mcp__"):
+        return HookResult(updated_mcp_tool_output=[{"type": "text", "text": text}], detail=detail)
+    shape: dict[str, Any]
+    if tool_name == "Bash":
+        shape = {"stdout": text, "stderr": "", "interrupted": bool(response.get("interrupted"))}
+    elif tool_name == "Grep":
+        shape = {
+            "mode": "content",
+            "numFiles": _int(response.get("numFiles")),
+            "filenames": list(response.get("filenames") or []),
+            "content": text,
+            "numLines": text.count("\n") + 1,
+        }
+    elif tool_name == "Glob":
+        names = text.split("\n")
+        shape = {
+            "filenames": names,
+            "durationMs": _int(response.get("durationMs")),
+            "numFiles": _int(response.get("numFiles")) or len(names),
+            "truncated": bool(response.get("truncated")),
+        }
+    elif tool_name == "WebFetch":
+        shape = {k: response.get(k) for k in _WEBFETCH_KEYS}
+        shape["result"] = text
+    else:
+        raise ValueError(f"no output shape for {tool_name}")
+    return HookResult(updated_tool_output=shape, detail=detail)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _dump(out: Mapping[str, Any]) -> str | None:

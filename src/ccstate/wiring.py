@@ -16,12 +16,15 @@ from ccstate import paths
 
 # event, matcher (None = every source/tool), timeout in seconds.
 # SessionEnd gets 1.5 s unless a timeout is set (at most 60 s): the handoff writer needs more.
+# PostToolUse's matcher is a regular expression (it names MCP tools by their prefix), so it is
+# anchored: Claude Code searches an unanchored one anywhere in the tool name (reference §2.2).
+POST_TOOL_USE_TOOLS = "Read|Edit|MultiEdit|Write|NotebookEdit|Bash|Grep|Glob|WebFetch|mcp__.*"
 HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
     ("SessionStart", None, 15),
     ("SessionEnd", None, 30),
     ("PreCompact", None, 30),
     ("PreToolUse", "Read", 10),
-    ("PostToolUse", "Read|Edit|MultiEdit|Write|NotebookEdit|Bash", 10),
+    ("PostToolUse", f"^({POST_TOOL_USE_TOOLS})$", 10),
 )
 PLUGIN_COMMAND = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/run.py" '
 MARKERS = ("ccstate.hooks", "ccstate-hook", "hooks/run.py")

@@ -142,22 +142,77 @@ def test_a_ledger_locked_too_long_means_full_content_and_a_log_line(git_project:
     assert "still locked after 2s; the Read was served in full" in log
 
 
-def test_bash_reprints_are_counted_not_replaced(git_project: Path) -> None:
+def _bash(project: Path, command: str, stdout: str, tool_use_id: str = "toolu_010") -> dict:
+    return make_payload(
+        "PostToolUse",
+        project,
+        tool_name="Bash",
+        tool_input={"command": command},
+        tool_use_id=tool_use_id,
+        tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False},
+    )
+
+
+def test_a_cat_of_text_a_read_delivered_gets_the_notice_in_bashs_shape(git_project: Path) -> None:
     target, payload = _body_file(git_project)
     run_hook("PostToolUse", payload, cwd=git_project)
-    bash = make_payload(
-        "PostToolUse",
-        git_project,
-        tool_name="Bash",
-        tool_input={"command": "head -n 5 big.py"},
-        tool_use_id="toolu_010",
-        tool_response={"stdout": "".join(BODY.splitlines(True)[:5]).rstrip("\n"), "stderr": ""},
-    )
-    assert run_hook("PostToolUse", bash, cwd=git_project)[:3] == (0, None, "")
-    assert heartbeat(git_project)["detail"]["bash_reprint"] == str(target)
+    cat = _bash(git_project, "cat big.py", BODY.rstrip())  # Claude Code trims the output
+    code, out, _raw, err = run_hook("PostToolUse", cat, cwd=git_project)
+    assert (code, err) == (0, "")
+    sha = ledger.sha256(BODY)
+    assert out == {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "updatedToolOutput": {
+                "stdout": f"[ccstate: not file content] {target} lines 1-31 of 31: unchanged "
+                f"since your Read #1 (sha256 {sha[:8]}), so the text you have from it is "
+                "current. For the full output again, run the same command again.",
+                "stderr": "",
+                "interrupted": False,
+            },
+        }
+    }
+    detail = heartbeat(git_project)["detail"]
+    assert (detail["shell_read"], detail["ledger"]) == (str(target), "identical")
+    again = run_hook("PostToolUse", cat, cwd=git_project)  # right after the notice: in full
+    assert again[:3] == (0, None, "")
+    assert heartbeat(git_project)["detail"]["ledger_reason"].startswith("escape hatch")
+
+
+def test_a_cat_after_an_edit_is_served_as_is(git_project: Path) -> None:
+    target, _payload = _body_file(git_project)
+    cat = _bash(git_project, "cat big.py", BODY.rstrip())
+    run_hook("PostToolUse", cat, cwd=git_project)
+    target.write_text(BODY.replace("handler_7(", "handler_seven("))
+    cat = _bash(git_project, "cat big.py", target.read_text().rstrip(), "toolu_011")
+    assert run_hook("PostToolUse", cat, cwd=git_project)[:3] == (0, None, "")
+    assert heartbeat(git_project)["detail"]["ledger"] == "full"
+
+
+def test_shell_read_output_that_is_not_the_files_text_is_left_alone(git_project: Path) -> None:
+    _target, payload = _body_file(git_project)
+    run_hook("PostToolUse", payload, cwd=git_project)
+    cat = _bash(git_project, "cat big.py", "something else entirely")
+    assert run_hook("PostToolUse", cat, cwd=git_project)[:3] == (0, None, "")
+    assert heartbeat(git_project)["detail"]["shell_read"] == "output is not the file's text"
     ledger_file = git_project / ".ccstate" / "ledger" / payload["session_id"] / "main.json"
-    stats = json.loads(ledger_file.read_text())["stats"]
-    assert (stats["bash_reprints"], stats["reads"]) == (1, 1)
+    assert json.loads(ledger_file.read_text())["reads"] == 1
+
+
+def test_an_unseen_answer_then_an_edit_then_the_same_read_gets_the_change(
+    git_project: Path,
+) -> None:
+    """Issue #15 item 4 through the hook: the change cancels the pending escape hatch."""
+    target, payload = _body_file(git_project)
+    run_hook("PostToolUse", payload, cwd=git_project)
+    for n, (old, new) in enumerate((("handler_3(", "handler_three("), ("handler_20(", "h20("))):
+        text = target.read_text().replace(old, new)
+        target.write_text(text)
+        payload = read_payload(git_project, target, text)
+        payload["tool_use_id"] = f"toolu_02{n}"
+        code, out, _raw, _err = run_hook("PostToolUse", payload, cwd=git_project)
+        assert code == 0 and out is not None, n
+        assert "escape hatch" not in heartbeat(git_project)["detail"]["ledger_reason"]
 
 
 def test_compaction_starts_a_new_epoch(git_project: Path) -> None:

@@ -168,3 +168,37 @@ def test_plugin_launcher_hot_path_imports_only_the_standard_library(
     slow = imported & set(SLOW_STDLIB)
     assert not slow, f"hot hook imports {slow}: each costs milliseconds on every tool call"
     assert (git_project / ".ccstate" / "heartbeat" / f"{event}.json").exists()
+
+
+def _bash_payload(project: Path, command: str, stdout: str) -> dict:
+    response = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False}
+    return make_payload(
+        "PostToolUse",
+        project,
+        tool_name="Bash",
+        tool_input={"command": command},
+        tool_use_id="toolu_rt",
+        tool_response=response,
+    )
+
+
+@pytest.mark.parametrize("kind", ["digest", "shell read"])
+def test_digest_and_shell_read_paths_import_only_the_standard_library(
+    kind: str, git_project: Path, interpreter_baseline: set[str]
+) -> None:
+    if kind == "digest":
+        stdout = (
+            "\n".join(f" ✓ src/t.test.ts > case {i}" for i in range(300)) + "\nTests  300 passed"
+        )
+        payload = _bash_payload(git_project, "npm test", stdout)
+    else:
+        payload = _bash_payload(git_project, "cat app.py", (git_project / "app.py").read_text())
+    argv = [sys.executable, "-X", "importtime", "-m", "ccstate.hooks", "PostToolUse"]
+    code, parsed, _, err = run_hook("PostToolUse", payload, cwd=git_project, argv=argv)
+    assert code == 0
+    if kind == "digest":
+        assert parsed is not None  # the digest path ran
+    imported = _imported(err) - interpreter_baseline
+    assert "ccstate" in imported
+    assert imported.isdisjoint(BANNED), imported & set(BANNED)
+    assert not imported & set(SLOW_STDLIB), imported & set(SLOW_STDLIB)

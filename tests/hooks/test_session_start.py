@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from helpers import make_payload, run_hook
@@ -49,3 +50,18 @@ def test_subdirectory_cwd_resolves_to_the_project_root(git_project: Path) -> Non
     assert run_hook("SessionStart", payload, cwd=sub)[0] == 0
     assert (git_project / ".ccstate" / "heartbeat" / "SessionStart.json").exists()
     assert not (sub / ".ccstate").exists()
+
+
+def test_startup_prunes_the_digests_originals_to_their_cap(git_project: Path) -> None:
+    out = git_project / ".ccstate" / "out"
+    out.mkdir(parents=True)
+    (git_project / ".ccstate.yaml").write_text("outputs:\n  store_max_mb: 1\n")
+    for n in range(3):
+        (out / f"{n:016x}.txt").write_bytes(bytes([n]) * 600_000)
+        os.utime(out / f"{n:016x}.txt", (1_000_000 + n, 1_000_000 + n))
+    resume = make_payload("SessionStart", git_project, source="resume")
+    assert run_hook("SessionStart", resume, cwd=git_project)[0] == 0
+    assert len(list(out.iterdir())) == 3  # only startup and /clear prune
+    start = make_payload("SessionStart", git_project, source="startup")
+    assert run_hook("SessionStart", start, cwd=git_project)[0] == 0
+    assert sorted(p.name for p in out.iterdir()) == [f"{2:016x}.txt"]  # the newest fits

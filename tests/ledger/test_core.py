@@ -106,6 +106,29 @@ def test_escape_hatch_needs_the_same_range_and_the_very_next_read() -> None:
     assert s.read(offset=1, limit=41).kind == "full"
 
 
+def test_a_change_between_a_notice_and_the_same_read_cancels_the_escape_hatch() -> None:
+    """Issue #15 item 4: Read F, Edit F, Read F (unseen lines), Edit F, Read F served the
+    whole file as an escape hatch; the file changed in between, so the agent gets the change."""
+    s = Session()
+    s.read()
+    v2 = TEXT.replace("line 05 of", "line five of")
+    assert s.read(v2).kind == "unseen"
+    v3 = v2.replace("line 30 of", "line thirty of")
+    third = s.read(v3)
+    assert "escape hatch" not in third.reason
+    assert third.kind in ("unseen", "diff") and third.replaced
+    assert "line thirty of" in third.content + third.context
+
+
+def test_the_escape_hatch_still_fires_when_the_file_did_not_change() -> None:
+    s = Session()
+    s.read()
+    v2 = TEXT.replace("line 05 of", "line five of")
+    assert s.read(v2).kind == "unseen"
+    hatch = s.read(v2)
+    assert (hatch.kind, hatch.reason[:11]) == ("full", "escape hatc")
+
+
 def test_identical_content_at_two_paths_is_full_twice() -> None:
     s = Session()
     assert s.read_raw({"file_path": "/p/a.py"}, response(TEXT, path="/p/a.py")).kind == "full"

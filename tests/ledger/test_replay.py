@@ -42,7 +42,9 @@ def test_json_output_matches_the_golden_file(tmp_path: Path) -> None:
     # What the fixture holds (see its records): read it against the numbers.
     total = data["total"]
     assert total["reads"] == 10 and total["replaced"] == {"identical": 3, "unseen": 1, "diff": 1}
-    assert (total["bash_reprints"], total["contexts"], total["violations"]) == (1, 2, [])
+    assert (total["shell_reads"], total["shell_notices"]) == (1, 1)  # `cat app.py` after a Read
+    assert (total["contexts"], total["violations"]) == (2, [])
+    assert data["digests"]["total"]["results"] == 0  # no bulky output in this session
 
 
 def test_table_output_matches_the_golden_file(

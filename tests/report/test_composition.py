@@ -77,6 +77,33 @@ def test_bash_reprints_of_files_and_repeated_output() -> None:
     assert t.finish().bash_reprints == 2
 
 
+def test_digests_are_counted_with_what_they_kept_out_for_the_rest_of_the_epoch() -> None:
+    from ccstate.outputs import core
+
+    assert composition.DIGEST_TAG == core.HANDLE_TAG
+    original = "x" * 20_000
+    digest = core.with_handle(core.Body("kept", "lines"), original, "/p/.ccstate/out/ab.txt")
+    t = _tracker()
+    t.tool_result("main", "Bash", {"command": "npm test"}, digest, False, "/p")
+    t.api_call("main")
+    t.api_call("main")
+    t.tool_result("main", "Bash", {"command": "npm test"}, digest, True, "/p")  # a failure
+    comp = t.finish()
+    assert (comp.digests, comp.digest_chars) == (1, len(digest))
+    assert comp.digest_saved_chars == comp.saved_chars == 20_000 - len(digest)
+    assert comp.saved_char_calls == 2 * comp.saved_chars
+
+
+def test_a_shell_read_notice_counts_against_the_files_last_print() -> None:
+    t = _tracker()
+    t.tool_result("main", "Bash", {"command": "cat a.py"}, "A" * 900, False, "/p")
+    notice = "[ccstate: not file content] /p/a.py lines 1-9 of 9: unchanged since ..."
+    t.tool_result("main", "Bash", {"command": "cat a.py"}, notice, False, "/p")
+    comp = t.finish()
+    assert (comp.notices, comp.notice_chars) == (1, len(notice))
+    assert comp.saved_chars == 900 - len(notice) and comp.bash_reprints == 0
+
+
 @pytest.mark.parametrize(
     ("command", "printed"),
     [

@@ -1,9 +1,11 @@
-"""`ccstate replay`: what the read ledger would have kept out of recorded sessions."""
+"""`ccstate replay`: what the read ledger, shell-read notices and tool-output digests would
+have kept out of recorded sessions."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -11,6 +13,8 @@ from ccstate.cli import cli, echo_json, handle_errors, project_option, resolve_p
 from ccstate.config import load_config
 from ccstate.ledger import core as ledger
 from ccstate.ledger import replay
+from ccstate.outputs import core as outputs
+from ccstate.outputs import replay as outputs_replay
 
 
 @cli.command(name="replay")
@@ -21,14 +25,17 @@ from ccstate.ledger import replay
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @handle_errors
 def replay_cmd(transcripts: tuple[Path, ...], project: Path | None, as_json: bool) -> None:
-    """Run the read ledger's decisions over transcripts and report what it would save.
+    """Run the read ledger's and the digests' decisions over transcripts: what they would save.
 
     Per transcript and in total: Reads; replacements by kind (identical, unseen range, diff);
     characters and tokens kept out; token-turns (saved tokens x later API calls in the same
-    context and epoch); Bash re-prints of lines already held (counted, never replaced); and a
-    safety check that every replacement relies only on text its context received in the
-    current epoch. Uses the project's dedupe.* settings (dedupe.enabled aside). A directory
-    stands for the *.jsonl files under it. Exits 1 when the safety check fails.
+    context and epoch); shell reads (`cat F`, `sed -n 'a,bp' F`...) and the notices their
+    repeats would get. Per tool and in total: what digests of bulky Bash, Grep, Glob,
+    WebFetch and MCP results keep out. Two safety checks: every replacement relies only on
+    text its context received in the current epoch, and every failure line of a digested
+    output is in its digest. Uses the project's dedupe.* and outputs.* settings (the
+    `enabled` switches aside). A directory stands for the *.jsonl files under it. Exits 1
+    when a safety check fails.
 
     \b
     Example:
@@ -39,17 +46,24 @@ def replay_cmd(transcripts: tuple[Path, ...], project: Path | None, as_json: boo
     opts = ledger.Options(
         True, cfg.identical, cfg.unseen_ranges, cfg.diff, cfg.diff_max_ratio, cfg.min_saved_chars
     )
-    reports, total = replay.replay(transcripts, opts)
+    config = load_config(resolve_project(project))
+    digest_opts = outputs.Options.from_config(config)
+    digest_opts.enabled = True
+    tally = outputs_replay.DigestTally(digest_opts)
+    reports, total = replay.replay(transcripts, opts, tally)
+    digests = tally.totals
     if as_json:
         echo_json(
             {
                 "files": [{"path": str(r.path), **r.totals.as_json()} for r in reports],
                 "total": total.as_json(),
+                "digests": digests.as_json(),
             }
         )
     else:
         _render(reports, total)
-    sys.exit(1 if total.violations else 0)
+        _render_digests(total, digests)
+    sys.exit(1 if total.violations or digests.lost else 0)
 
 
 COLUMNS = (
@@ -57,7 +71,7 @@ COLUMNS = (
     "identical",
     "unseen",
     "diff",
-    "bash",
+    "shell",
     "chars",
     "tokens",
     "token-turns",
@@ -87,15 +101,12 @@ def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
         f"{total.chars_saved:,} of {total.read_chars:,} Read characters kept out ({share:.1%}); "
         f"tokens: {unit}."
     )
-    if total.violations:
-        console.print(f"[bold red]safety check FAILED: {len(total.violations)}[/]")
-        for line in total.violations[:20]:
-            console.print(Text(f"  {line}"))
-    else:
-        console.print(
-            "[green]safety check passed[/]: every replacement relies only on text its context "
-            "received in the current epoch."
-        )
+    _print_check(
+        console,
+        "safety check",
+        total.violations,
+        "every replacement relies only on text its context received in the current epoch.",
+    )
 
 
 def _cells(t: replay.Totals) -> list[str]:
@@ -104,9 +115,64 @@ def _cells(t: replay.Totals) -> list[str]:
         f"{t.replaced['identical']:,}",
         f"{t.replaced['unseen']:,}",
         f"{t.replaced['diff']:,}",
-        f"{t.bash_reprints:,}",
+        f"{t.shell_notices:,}",
         f"{t.chars_saved:,}",
         f"{t.tokens_saved:,}",
         f"{t.token_turns_saved:,}",
         f"{len(t.violations):,}",
+    ]
+
+
+DIGEST_COLUMNS = ("results", "digests", "chars kept out", "tokens", "token-turns")
+
+
+def _render_digests(total: replay.Totals, digests: outputs_replay.DigestTotals) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="tool-output digests (over outputs.min_chars, errors excluded)")
+    table.add_column("tool")
+    for name in DIGEST_COLUMNS:
+        table.add_column(name, justify="right", no_wrap=True)
+    for name, one in sorted(digests.tools.items()):
+        table.add_row(Text(name), *_digest_cells(one))
+    table.add_row("TOTAL", *_digest_cells(digests.total), style="bold")
+    console = Console()
+    console.print(table)
+    kept_out = digests.total.token_turns_saved + total.shell_token_turns_saved
+    ratio = kept_out / total.token_turns_saved if total.token_turns_saved else 0.0
+    console.print(
+        f"{total.shell_reads} shell reads, {total.shell_notices} repeats answered with a notice "
+        f"({total.shell_tokens_saved:,} tokens, {total.shell_token_turns_saved:,} token-turns "
+        f"kept out). Digests and shell-read notices keep out {kept_out:,} token-turns: "
+        f"{ratio:.1f}x the read ledger's {total.token_turns_saved:,}."
+    )
+    _print_check(
+        console,
+        "digest safety check",
+        digests.lost,
+        f"all {digests.failure_lines:,} failure and error lines of the digested outputs are in "
+        "their digests.",
+    )
+
+
+def _print_check(console: Any, name: str, problems: list[str], passed: str) -> None:
+    from rich.text import Text
+
+    if problems:
+        console.print(f"[bold red]{name} FAILED: {len(problems)}[/]")
+        for line in problems[:20]:
+            console.print(Text(f"  {line}"))
+    else:
+        console.print(f"[green]{name} passed[/]: {passed}")
+
+
+def _digest_cells(t: outputs_replay.ToolTotals) -> list[str]:
+    return [
+        f"{t.results:,}",
+        f"{t.digests:,}",
+        f"{t.chars_saved:,}",
+        f"{t.tokens_saved:,}",
+        f"{t.token_turns_saved:,}",
     ]

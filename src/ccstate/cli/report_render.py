@@ -292,7 +292,14 @@ def _ccstate_table(scope: Scope) -> Table:
     table.add_row("cost of what it added", "", "", "", _usd(-f["cost_usd"]))
     table.add_row("notices served", f"{f['notices']:,}", f"{f['notice_tokens']:,}", "", "")
     table.add_row(
-        "re-read tokens kept out (net)",
+        "output digests served (kept out)",
+        f"{f['digests']:,}",
+        f"{f['digest_tokens']:,} ({f['digest_saved_tokens']:,})",
+        "",
+        "",
+    )
+    table.add_row(
+        "tokens kept out (net)",
         "",
         f"{f['saved_tokens']:,}",
         f"{f['saved_token_calls']:,}",

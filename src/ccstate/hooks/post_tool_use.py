@@ -1,7 +1,10 @@
-"""PostToolUse: Read goes to the read ledger (#3); edits of instruction files to the lint (#6)."""
+"""PostToolUse: Read goes to the read ledger (#3); edits of instruction files to the lint (#6);
+a shell read of one file (`cat F`, `sed -n 'a,bp' F`) to the ledger too, and any other bulky
+Bash, Grep, Glob, WebFetch or MCP result gets a digest (#15, docs/OUTPUTS.md)."""
 
 from __future__ import annotations
 
+from ccstate import hookio
 from ccstate.hookio import HookResult
 
 TYPE_CHECKING = False
@@ -10,45 +13,36 @@ if TYPE_CHECKING:
 
     from ccstate.hookio import HookInput
     from ccstate.hooks import HookEnv
+    from ccstate.ledger import shell
+    from ccstate.ledger.records import Decision, Options, ReadEvent
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+OUTPUT_TOOLS = frozenset({"Grep", "Glob", "WebFetch"})  # and every mcp__ tool
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     detail = describe(inp)
-    if inp.tool_name == "Read":
+    name = inp.tool_name or ""
+    if name == "Read":
         return _on_read(inp, env, detail)
-    if inp.tool_name in EDIT_TOOLS:
+    if name in EDIT_TOOLS:
         return _on_edit(inp, env, detail)
-    if inp.tool_name == "Bash":
+    if name == "Bash":
         return _on_bash(inp, env, detail)
+    if name in OUTPUT_TOOLS or name.startswith("mcp__"):
+        return _on_output(inp, env, detail)
     return HookResult.noop(**detail)
 
 
 def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
     """The read ledger (docs/LEDGER.md): full content unless this context provably has it."""
-    from ccstate.errors import StateError
     from ccstate.ledger import core as ledger
-    from ccstate.ledger import store as ledger_store
 
     opts = ledger.Options.from_config(env.config)
     read = ledger.read_event(inp.tool_input, inp.tool_response, inp.cwd, inp.tool_use_id or "")
     if not opts.enabled or not read.path:
         return HookResult.noop(**detail, ledger="off" if not opts.enabled else read.skip)
-    try:
-        with ledger_store.open_context(env.state, inp.session_id, inp.agent_id, now=env.now) as ctx:
-            decision = ledger.decide(ctx.ledger, read, ctx.load, opts)
-            cached = ctx.ledger.files.get(read.path)
-            sha, stamp = ledger_store.file_sha(read.path, cached) if not read.skip else ("", None)
-            ctx.ledger = ledger.record(ctx.ledger, read, decision, sha, stamp)
-            got = ledger.delivered(read, decision)
-            if got is not None:
-                ctx.keep(got[2])
-    except StateError as exc:
-        _log(env, f"read ledger: {exc}; the Read was served in full")
-        return HookResult.noop(**detail, ledger="full", ledger_reason="ledger locked")
-    for problem in ctx.problems:
-        _log(env, f"read ledger: {problem}")
+    decision = _answer(inp, env, read, opts)
     detail.update(ledger=decision.kind, ledger_reason=decision.reason)
     if not decision.replaced:
         return HookResult.noop(**detail)
@@ -59,22 +53,125 @@ def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     )
 
 
-def _on_bash(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
-    """Count `cat`/`head`/`sed -n` re-prints of lines this context already holds (never altered)."""
+def _answer(inp: HookInput, env: HookEnv, read: ReadEvent, opts: Options) -> Decision:
+    """The ledger's answer to a Read or shell read, recorded in this context's ledger; full
+    content when the ledger stays locked."""
+    from ccstate.errors import StateError
     from ccstate.ledger import core as ledger
-    from ccstate.ledger import reprint
     from ccstate.ledger import store as ledger_store
 
-    command, response = inp.tool_input.get("command"), inp.tool_response
-    target = reprint.parse_command(command, inp.cwd) if isinstance(command, str) else None
+    what = "shell read" if read.command else "Read"
+    try:
+        with ledger_store.open_context(env.state, inp.session_id, inp.agent_id, now=env.now) as ctx:
+            decision = ledger.decide(ctx.ledger, read, ctx.load, opts)
+            cached = ctx.ledger.files.get(read.path)
+            sha, stamp = ledger_store.file_sha(read.path, cached) if not read.skip else ("", None)
+            ctx.ledger = ledger.record(ctx.ledger, read, decision, sha, stamp)
+            got = ledger.delivered(read, decision)
+            if got is not None:
+                ctx.keep(got[2])
+    except StateError as exc:
+        _log(env, f"read ledger: {exc}; the {what} was served in full")
+        return ledger.Decision("full", "ledger locked")
+    for problem in ctx.problems:
+        _log(env, f"read ledger: {problem}")
+    return decision
+
+
+def _on_shell_read(
+    inp: HookInput, env: HookEnv, detail: dict[str, Any], target: shell.Target
+) -> HookResult:
+    """`cat F` and the like (ledger/shell.py): the delivered lines are recorded as a Read's;
+    an identical repeat of text this context holds becomes the Read notice, as Bash output.
+    Never a digest: the model asked for the file's text."""
+    from ccstate.ledger import core as ledger
+    from ccstate.ledger import shell
+
+    opts = ledger.Options.from_config(env.config)
+    response = inp.tool_response
     output = response.get("stdout") if isinstance(response, dict) else None
-    if target is None or not isinstance(output, str) or not env.config.get("dedupe.enabled"):
+    if not opts.enabled or not isinstance(output, str) or response.get("persistedOutputPath"):
+        return HookResult.noop(**detail, shell_read="skipped")
+    text = shell.read_file_text(target.path)
+    command = str(inp.tool_input.get("command"))
+    read = shell.read_event(target, output, text or "", inp.tool_use_id or "", command)
+    if text is None or read is None:
+        return HookResult.noop(**detail, shell_read="output is not the file's text")
+    decision = _answer(inp, env, read, shell.options(opts))
+    detail.update(shell_read=target.path, ledger=decision.kind, ledger_reason=decision.reason)
+    if not decision.replaced:
         return HookResult.noop(**detail)
-    with ledger_store.open_context(env.state, inp.session_id, inp.agent_id, now=env.now) as ctx:
-        if reprint.is_known_output(ctx.ledger, target, output, ctx.load):
-            ctx.ledger = ledger.bump(ctx.ledger, bash_reprints=1, bash_reprint_chars=len(output))
-            detail["bash_reprint"] = target[0]
-    return HookResult.noop(**detail)
+    return hookio.output_result("Bash", response, decision.content, detail)
+
+
+def _on_bash(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
+    """A shell read of one file is a read (the ledger); any other command's output may get a
+    digest."""
+    from ccstate.ledger import shell
+
+    command = inp.tool_input.get("command")
+    target = (
+        shell.parse_command(command, inp.cwd, env.environ.get("HOME", ""))
+        if isinstance(command, str)
+        else None
+    )
+    if target is None:
+        return _on_output(inp, env, detail)
+    return _on_shell_read(inp, env, detail, target)
+
+
+def _on_output(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
+    """A bulky result becomes a digest that names the complete original (docs/OUTPUTS.md).
+    A small one returns before the `outputs` modules are imported."""
+    name = inp.tool_name or ""
+    got = hookio.output_text(name, inp.tool_response)
+    if got is None or not env.config.get("outputs.enabled"):
+        return HookResult.noop(**detail)
+    text, persisted = got
+    if not persisted and len(text) < int(env.config.get("outputs.min_chars")):
+        return HookResult.noop(**detail)
+    from ccstate.outputs import core as outputs
+
+    if not outputs.Options.from_config(env.config).wants(name):
+        return HookResult.noop(**detail)
+    if persisted:
+        from ccstate.outputs import store as out_store
+
+        data = out_store.read_original(persisted)
+        try:
+            text = data.decode("utf-8") if data is not None else ""
+        except UnicodeDecodeError:
+            text = ""
+        if not text:
+            return HookResult.noop(**detail, digest="persisted output unreadable")
+    return _digest(inp, env, detail, text, bool(persisted))
+
+
+def _digest(
+    inp: HookInput, env: HookEnv, detail: dict[str, Any], text: str, persisted: bool
+) -> HookResult:
+    import os
+
+    from ccstate.outputs import core as outputs
+    from ccstate.outputs import store as out_store
+
+    name = inp.tool_name or ""
+    exists = (lambda p: os.path.isfile(os.path.join(inp.cwd, p))) if name == "Grep" else None
+    body = outputs.digest_for(name, text, exists=exists)
+    if body is None:
+        return HookResult.noop(**detail, digest="none")
+    data = text.encode("utf-8", "surrogatepass")
+    path = out_store.path_for(env.state, data)
+    digest = outputs.with_handle(body, text, path)
+    if not outputs.worth_it(digest, text, persisted=persisted):
+        return HookResult.noop(**detail, digest="too little saved")
+    try:
+        out_store.keep(env.state, data, path)
+    except OSError as exc:
+        _log(env, f"digest: {path} not written ({exc}); the output was served in full")
+        return HookResult.noop(**detail, digest="original not kept")
+    detail.update(digest=body.how, original_chars=len(text), digest_chars=len(digest))
+    return hookio.output_result(name, inp.tool_response, digest, detail)
 
 
 def _log(env: HookEnv, line: str) -> None:

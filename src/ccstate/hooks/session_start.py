@@ -12,6 +12,7 @@ from ccstate.instructions import status as instructions_status
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     _ledger_epoch(inp, env)  # first: forgetting must not depend on anything else
+    _prune_outputs(inp, env)
     notice = _venv_notice(env)
     if env.config.get("handoff.enabled"):
         handoff.record_start(env.project_dir, env.state_dir, inp.session_id)
@@ -52,6 +53,15 @@ def _ledger_epoch(inp: HookInput, env: HookEnv) -> None:
         store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
         log_max_bytes=int(env.config.get("log.max_bytes")),
     )
+
+
+def _prune_outputs(inp: HookInput, env: HookEnv) -> None:
+    """Startup and /clear keep the digests' originals within `outputs.store_max_mb`."""
+    if inp.source not in ("startup", "clear"):
+        return
+    from ccstate.outputs import store as out_store
+
+    out_store.prune(env.state, max_bytes=int(env.config.get("outputs.store_max_mb")) << 20)
 
 
 def _ledger_section(inp: HookInput, env: HookEnv) -> list[str]:

@@ -114,7 +114,7 @@ def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Deci
         return Decision("full", "disabled")
     if read.skip:
         return Decision("full", read.skip)
-    if ledger.pending == (read.path, read.args):
+    if _escape_hatch(ledger.pending, read):
         return Decision("full", "escape hatch: same Read right after a notice or diff")
     segments = ledger.paths.get(read.path, ())
     if not segments:
@@ -142,6 +142,15 @@ def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Deci
     return best
 
 
+def _escape_hatch(pending: tuple[str, ...] | None, read: ReadEvent) -> bool:
+    """The very next Read asks again for the path and range just answered with less, and the
+    text is what it was then (an older ledger kept no sha: the path and range decide). A
+    change in between is news: the ordinary decision answers it (a diff, the changed lines)."""
+    if pending is None or pending[:2] != (read.path, read.args):
+        return False
+    return len(pending) < 3 or pending[2] == read.sha
+
+
 def _newest_overlapping(segments: Iterable[Segment], start: int, end: int) -> Segment | None:
     for seg in reversed(tuple(segments)):
         if seg.start <= end and seg.end >= start:
@@ -154,7 +163,7 @@ def _compare_lines(
 ) -> tuple[list[int], list[bool], bool]:
     """Per requested line: the Read # that last delivered it (0: never) and whether it is equal."""
     owners, texts, missing = _latest_lines(segments, read.start, read.end, load)
-    same = [owner > 0 and texts[i] == read.lines[i] for i, owner in enumerate(owners)]
+    same = [owner != 0 and texts[i] == read.lines[i] for i, owner in enumerate(owners)]
     return owners, same, missing
 
 
@@ -295,7 +304,7 @@ def record(
     the store)."""
     if read.skip and not read.path:
         return ledger
-    read_no = ledger.reads + 1
+    read_no = next_read_no(ledger, read)
     paths = dict(ledger.paths)
     got = delivered(read, decision)
     if got is not None:
@@ -321,6 +330,8 @@ def record(
         "reason": decision.reason,
         "epoch": ledger.epoch,
     }
+    if read.command:
+        entry.update(tool="Bash", command=read.command)
     files = dict(ledger.files)
     files.pop(read.path, None)
     if stamp is not None and file_sha:
@@ -334,30 +345,20 @@ def record(
     return Ledger(
         epoch=ledger.epoch,
         epoch_reason=ledger.epoch_reason,
-        reads=read_no,
+        reads=ledger.reads if read.command else read_no,
         paths=paths,
-        pending=(read.path, read.args) if decision.replaced else None,
+        pending=(read.path, read.args, read.sha) if decision.replaced else None,
         history=(*ledger.history[-(MAX_HISTORY - 1) :], entry),
         stats=stats,
         files=files,
+        shell_reads=-read_no if read.command else ledger.shell_reads,
     )
 
 
-def bump(ledger: Ledger, **counts: int) -> Ledger:
-    """The ledger with its `stats` counters increased (e.g. Bash re-prints)."""
-    stats = dict(ledger.stats)
-    for key, n in counts.items():
-        stats[key] = stats.get(key, 0) + n
-    return Ledger(
-        ledger.epoch,
-        ledger.epoch_reason,
-        ledger.reads,
-        ledger.paths,
-        ledger.pending,
-        ledger.history,
-        stats,
-        ledger.files,
-    )
+def next_read_no(ledger: Ledger, read: ReadEvent) -> int:
+    """The number the ledger gives this read: Read #n counts the Reads of the epoch, and a
+    shell read (ledger/shell.py) counts apart, as -n ("shell read #n"), as the model made them."""
+    return -(ledger.shell_reads + 1) if read.command else ledger.reads + 1
 
 
 def new_epoch(ledger: Ledger, reason: str) -> Ledger:

@@ -79,10 +79,12 @@ class ReadEvent(_Record):
     """One Read as delivered. `skip` names why it must pass untouched ("" when it may not).
 
     `args` is the requested range as "offset:limit" ("1:" = from the top, no limit).
+    `command` is the shell command of a shell read (`cat F`; ledger/shell.py), "" for a Read.
     """
 
     __slots__ = (
         "args",
+        "command",
         "content",
         "lines",
         "path",
@@ -104,8 +106,10 @@ class ReadEvent(_Record):
         skip: str = "",
         lines: tuple[str, ...] = (),
         sha: str = "",
+        command: str = "",
     ) -> None:
         self.path = path
+        self.command = command
         self.args = args
         self.start = start
         self.content = content
@@ -188,12 +192,23 @@ class Decision(_Record):
 
 class Ledger(_Record):
     """One context's state for the current epoch, plus counters and a stat cache that survive
-    epochs. `paths` maps a path to its segments, newest last; `pending` is the (path, args) of
-    the last Read when it was replaced (the escape hatch); `files` maps a path to
+    epochs. `paths` maps a path to its segments, newest last; `pending` is the (path, args,
+    sha of the text then) of the last Read when it was replaced (the escape hatch); `files`
+    maps a path to
     {"stamp": [mtime_ns, size, inode], "sha": file sha256}, so an unchanged file is not hashed
     again."""
 
-    __slots__ = ("epoch", "epoch_reason", "files", "history", "paths", "pending", "reads", "stats")
+    __slots__ = (
+        "epoch",
+        "epoch_reason",
+        "files",
+        "history",
+        "paths",
+        "pending",
+        "reads",
+        "shell_reads",
+        "stats",
+    )
 
     def __init__(
         self,
@@ -201,10 +216,11 @@ class Ledger(_Record):
         epoch_reason: str = "start",
         reads: int = 0,
         paths: Mapping[str, tuple[Segment, ...]] | None = None,
-        pending: tuple[str, str] | None = None,
+        pending: tuple[str, ...] | None = None,
         history: tuple[dict[str, Any], ...] = (),
         stats: Mapping[str, int] | None = None,
         files: Mapping[str, Mapping[str, Any]] | None = None,
+        shell_reads: int = 0,
     ) -> None:
         self.epoch = epoch
         self.epoch_reason = epoch_reason
@@ -214,3 +230,4 @@ class Ledger(_Record):
         self.history = history
         self.stats: Mapping[str, int] = stats if stats is not None else {}
         self.files: Mapping[str, Mapping[str, Any]] = files if files is not None else {}
+        self.shell_reads = shell_reads  # shell reads in this epoch: "shell read #n" in notices

@@ -2,9 +2,11 @@
 
 Per transcript: how many Reads there were, which the hook would have replaced (identical /
 unseen range / diff), the characters and tokens that kept out of the context, the token-turns
-(saved tokens x later API calls in the same context and epoch), Bash re-prints of lines already
-held, and a safety check: an independent record of what each context received, against which
-every replacement's claims are verified. Never used on a hook path (it counts tokens).
+(saved tokens x later API calls in the same context and epoch), shell reads (`cat F`...) and
+the notices that would have replaced their repeats, and a safety check: an independent record
+of what each context received, against which every replacement's claims are verified. An
+`observer` (outputs.replay.DigestTally) sees the same walk: API calls, epochs, tool results.
+Never used on a hook path (it counts tokens).
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ccstate import tokens, transcript
 from ccstate.ledger import core as ledger
-from ccstate.ledger import reprint
+from ccstate.ledger import shell
 
 KINDS = ("identical", "unseen", "diff")
 CONTEXT_PREFIX = "PostToolUse:Read hook additional context: "  # how Claude Code shows it
@@ -31,9 +33,11 @@ class Totals:
     chars_saved: int = 0
     tokens_saved: int = 0
     token_turns_saved: int = 0
-    bash_reprints: int = 0
-    bash_chars: int = 0
-    bash_tokens: int = 0
+    shell_reads: int = 0  # `cat F`, `sed -n 'a,bp' F`... whose output matched the file
+    shell_notices: int = 0  # repeats that would have become a notice
+    shell_chars_saved: int = 0
+    shell_tokens_saved: int = 0
+    shell_token_turns_saved: int = 0
     api_calls: int = 0
     contexts: int = 0
     epochs: int = 0
@@ -43,7 +47,7 @@ class Totals:
     def add(self, other: Totals) -> None:
         for name in ("reads", "rereads", "read_chars", "chars_saved", "tokens_saved"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("token_turns_saved", "bash_reprints", "bash_chars", "bash_tokens"):
+        for name in ("token_turns_saved", *SHELL_FIELDS):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("api_calls", "contexts"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -62,15 +66,34 @@ class Totals:
             "chars_saved": self.chars_saved,
             "tokens_saved": self.tokens_saved,
             "token_turns_saved": self.token_turns_saved,
-            "bash_reprints": self.bash_reprints,
-            "bash_chars": self.bash_chars,
-            "bash_tokens": self.bash_tokens,
+            **{name: getattr(self, name) for name in SHELL_FIELDS},
             "api_calls": self.api_calls,
             "contexts": self.contexts,
             "epochs": self.epochs,
             "violations": list(self.violations),
             "tokens_exact": self.tokens_exact,
         }
+
+
+SHELL_FIELDS = (
+    "shell_reads",
+    "shell_notices",
+    "shell_chars_saved",
+    "shell_tokens_saved",
+    "shell_token_turns_saved",
+)
+
+
+class Observer(Protocol):
+    """What else watches a replay (outputs.replay.DigestTally)."""
+
+    def api_call(self, key: str) -> None: ...
+
+    def new_epoch(self, key: str) -> None: ...
+
+    def result(
+        self, key: str, name: str, tool_input: dict[str, Any], seen: str, extra: Any, cwd: str
+    ) -> None: ...
 
 
 @dataclass
@@ -91,17 +114,19 @@ def transcript_files(paths: Iterable[Path]) -> list[Path]:
     return out
 
 
-def replay(paths: Iterable[Path], opts: ledger.Options) -> tuple[list[FileReport], Totals]:
-    reports = [replay_file(path, opts) for path in transcript_files(paths)]
+def replay(
+    paths: Iterable[Path], opts: ledger.Options, observer: Observer | None = None
+) -> tuple[list[FileReport], Totals]:
+    reports = [replay_file(path, opts, observer) for path in transcript_files(paths)]
     total = Totals()
     for report in reports:
         total.add(report.totals)
     return reports, total
 
 
-def replay_file(path: Path, opts: ledger.Options) -> FileReport:
+def replay_file(path: Path, opts: ledger.Options, observer: Observer | None = None) -> FileReport:
     stats = transcript.ReadStats()
-    sim = _Simulation(opts)
+    sim = _Simulation(opts, observer, str(path))
     for record in transcript.iter_records(path, stats):
         sim.feed(record)
     return FileReport(path, sim.finish(), stats.skipped)
@@ -116,14 +141,20 @@ class _Context:
     # The safety check's own record, never the ledger's: Read # -> (path, start, lines).
     received: dict[int, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
     open_saved: int = 0  # tokens saved by replacements still in context (this epoch)
+    open_shell_saved: int = 0  # ... by shell-read notices
     seen_calls: set[str] = field(default_factory=set)
     state_at: dict[str, tuple[int, int]] = field(default_factory=dict)  # uuid -> (epoch, reads)
     last_uuid: str | None = None
 
 
 class _Simulation:
-    def __init__(self, opts: ledger.Options) -> None:
+    def __init__(
+        self, opts: ledger.Options, observer: Observer | None = None, name: str = ""
+    ) -> None:
         self.opts = opts
+        self.shell_opts = shell.options(opts)
+        self.observer = observer
+        self.name = name  # keeps contexts of two files apart for the observer
         self.totals = Totals()
         self.blobs: dict[str, str] = {}
         self.contexts: dict[str, _Context] = {}
@@ -193,7 +224,9 @@ class _Simulation:
         if ctx.ledger.reads or ctx.ledger.paths:
             ctx.ledger = ledger.new_epoch(ctx.ledger, reason)
         ctx.received.clear()
-        ctx.open_saved = 0
+        ctx.open_saved = ctx.open_shell_saved = 0
+        if self.observer is not None:
+            self.observer.new_epoch(self._observed(ctx))
 
     def _assistant(self, record: dict[str, Any], ctx: _Context, key: str) -> None:
         message = record.get("message")
@@ -202,6 +235,9 @@ class _Simulation:
             ctx.seen_calls.add(msg_id)
             self.totals.api_calls += 1
             self.totals.token_turns_saved += ctx.open_saved
+            self.totals.shell_token_turns_saved += ctx.open_shell_saved
+            if self.observer is not None:
+                self.observer.api_call(self._observed(ctx))
         if isinstance(record.get("uuid"), str):
             self.assistants.add(record["uuid"])
         for block in transcript.message_content(record):
@@ -221,8 +257,11 @@ class _Simulation:
             cwd = str(record.get("cwd") or "/")
             if name == "Read" and isinstance(extra, dict):
                 self._read(ctx, tool_input, extra, cwd, str(block.get("tool_use_id")))
-            elif name == "Bash":
-                self._bash(ctx, tool_input, block, extra, cwd)
+            elif name == "Bash" and self._shell_read(ctx, tool_input, block, extra, cwd):
+                continue  # a read, not an output to digest
+            elif self.observer is not None:
+                seen = _block_text(block.get("content"))
+                self.observer.result(self._observed(ctx), name, tool_input, seen, extra, cwd)
 
     # -- tools
 
@@ -287,25 +326,50 @@ class _Simulation:
             elif decision.kind != "diff" and not _matches_now(event, claim):
                 self.totals.violations.append(f"{where}: lines {claim.start}-{claim.end} changed")
 
-    def _bash(
+    def _shell_read(
         self,
         ctx: _Context,
         tool_input: dict[str, Any],
         block: dict[str, Any],
         extra: Any,
         cwd: str,
-    ) -> None:
+    ) -> bool:
+        """A shell read (`cat F`...): the ledger's decision, as the hook makes it, with the
+        output standing in for the file (the transcript holds no file). True when the command
+        is one: its output is then never digested."""
         command = tool_input.get("command")
-        target = reprint.parse_command(command, cwd) if isinstance(command, str) else None
+        target = shell.parse_command(command, cwd) if isinstance(command, str) else None
         if target is None:
-            return
+            return False
         output = extra.get("stdout") if isinstance(extra, dict) else None
         if not isinstance(output, str):
             output = _block_text(block.get("content"))
-        if reprint.is_known_output(ctx.ledger, target, output, self.blobs.get):
-            self.totals.bash_reprints += 1
-            self.totals.bash_chars += len(output)
-            self.totals.bash_tokens += tokens.count_tokens(output)[0]
+        tool_use_id = str(block.get("tool_use_id"))
+        event = shell.replay_event(target, output, tool_use_id, str(command))
+        if event is None:
+            return True
+        self.totals.shell_reads += 1
+        decision = ledger.decide(ctx.ledger, event, self.blobs.get, self.shell_opts)
+        read_no = ledger.next_read_no(ctx.ledger, event)
+        ctx.ledger = ledger.record(ctx.ledger, event, decision)
+        if decision.replaced:
+            self._check(ctx, event, decision, read_no)
+            before, exact_a = tokens.count_tokens(output)
+            after, exact_b = tokens.count_tokens(decision.content)
+            self.totals.tokens_exact = self.totals.tokens_exact and exact_a and exact_b
+            self.totals.shell_notices += 1
+            self.totals.shell_chars_saved += len(output) - len(decision.content)
+            self.totals.shell_tokens_saved += before - after
+            ctx.open_shell_saved += before - after
+        got = ledger.delivered(event, decision)
+        if got is not None:
+            start, _end, text = got
+            self.blobs[ledger.sha256(text)] = text
+            ctx.received[read_no] = (event.path, start, tuple(text.split("\n")))
+        return True
+
+    def _observed(self, ctx: _Context) -> str:
+        return f"{self.name}#{id(ctx)}"
 
 
 def _matches_now(event: ledger.ReadEvent, claim: ledger.Claim) -> bool:

@@ -141,6 +141,7 @@ def to_json(ledger: Ledger) -> dict[str, Any]:
         "history": list(ledger.history),
         "stats": dict(ledger.stats),
         "files": {path: dict(info) for path, info in ledger.files.items()},
+        "shell_reads": ledger.shell_reads,
     }
 
 
@@ -163,10 +164,11 @@ def from_json(data: Any) -> Ledger:
         epoch_reason=str(data["epoch_reason"]),
         reads=int(data["reads"]),
         paths=paths,
-        pending=(str(pending[0]), str(pending[1])) if pending else None,
+        pending=tuple(str(p) for p in pending[:3]) if pending else None,
         history=tuple(dict(h) for h in data["history"]),
         stats={str(k): int(v) for k, v in data["stats"].items()},
         files={str(k): dict(v) for k, v in data["files"].items()},
+        shell_reads=int(data.get("shell_reads", 0)),  # absent before shell reads (#15)
     )
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 NOTICE_TAG = "[ccstate: not file content]"
 NOTE_TAG = "[ccstate]"
 REPEAT_HINT = "For the full text again, repeat this Read (same path, offset and limit)."
+SHELL_HINT = "For the full output again, run the same command again."
 
 
 def identical_notice(read: ReadEvent, claims: Iterable[Claim]) -> str:
@@ -24,8 +25,12 @@ def identical_notice(read: ReadEvent, claims: Iterable[Claim]) -> str:
     return (
         f"{NOTICE_TAG} {read.path} lines {read.start}-{read.end} of {read.total_lines}: "
         f"unchanged since your {_reads_phrase(c.read_no for c in claims)} (sha256 "
-        f"{read.sha[:8]}), so the text you have from {_it(claims)} is current. {REPEAT_HINT}"
+        f"{read.sha[:8]}), so the text you have from {_it(claims)} is current. {_hint(read)}"
     )
+
+
+def _hint(read: ReadEvent) -> str:
+    return SHELL_HINT if read.command else REPEAT_HINT
 
 
 def unseen_note(read: ReadEvent, first: int, last: int, omitted: Iterable[Claim]) -> str:
@@ -38,24 +43,25 @@ def unseen_note(read: ReadEvent, first: int, last: int, omitted: Iterable[Claim]
         f"{read.start}-{read.end} you asked for. Omitted: "
         + " and ".join(f"lines {a}-{b}" for a, b in ranges)
         + f", unchanged since your {_reads_phrase(c.read_no for c in omitted)}, so the text you "
-        f"have from {_it(omitted)} is current. {REPEAT_HINT}"
+        f"have from {_it(omitted)} is current. {_hint(read)}"
     )
 
 
 def diff_note(read: ReadEvent, base: Segment, body: str) -> str:
+    which = _label(base.read_no)
     return (
-        f"{NOTE_TAG} {read.path} changed since your Read #{base.read_no} (sha256 "
+        f"{NOTE_TAG} {read.path} changed since your {which} (sha256 "
         f"{base.sha[:8]} -> {read.sha[:8]}). Unified diff of the lines you asked for, from the "
         "text that Read returned to the current file (a ccstate note, not file content):\n"
-        f"--- {read.path} (your Read #{base.read_no})\n+++ {read.path} (now)\n{body}"
+        f"--- {read.path} (your {which})\n+++ {read.path} (now)\n{body}"
     )
 
 
 def diff_notice(read: ReadEvent, base: Segment) -> str:
     return (
         f"{NOTICE_TAG} {read.path} lines {read.start}-{read.end} of {read.total_lines}: changed "
-        f"since your Read #{base.read_no}; the unified diff from that text is in the ccstate "
-        f"note after this result. {REPEAT_HINT}"
+        f"since your {_label(base.read_no)}; the unified diff from that text is in the "
+        f"ccstate note after this result. {_hint(read)}"
     )
 
 
@@ -86,10 +92,19 @@ def _hunk_range(start: int, length: int) -> str:
 
 
 def _reads_phrase(read_nos: Iterable[int]) -> str:
-    nos = sorted(set(read_nos))
+    nos = sorted(set(read_nos), key=lambda n: (n < 0, abs(n)))  # Reads first, then shell reads
     if len(nos) == 1:
-        return f"Read #{nos[0]}"
-    return "Reads " + ", ".join(f"#{n}" for n in nos[:-1]) + f" and #{nos[-1]}"
+        return _label(nos[0])
+    if nos[-1] > 0:
+        return "Reads " + ", ".join(f"#{n}" for n in nos[:-1]) + f" and #{nos[-1]}"
+    labels = [_label(n) for n in nos]
+    return ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def _label(read_no: int) -> str:
+    """ "Read #3"; a shell read (`cat F`...; a negative number inside the ledger) is
+    "shell read #3": the two are counted apart, as the model made them."""
+    return f"shell read #{-read_no}" if read_no < 0 else f"Read #{read_no}"
 
 
 def _it(claims: Iterable[Claim]) -> str:

@@ -1,5 +1,6 @@
 """What filled a context: tool results by tool, first reads vs re-reads, Bash re-prints, and
-ccstate's own injections, notices and the savings they realised (pure; standard library only).
+ccstate's own injections, notices, output digests and the savings they realised (pure;
+standard library only).
 
 Sizes are characters; reports turn them into estimated tokens (chars / 4). A *context* is
 one thread (the main thread, or one subagent) within one *epoch* (up to a compaction), the
@@ -25,6 +26,11 @@ _PRINTERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "bat", "sed"
 _SPLIT = re.compile(r"\|\||&&|[|;&\n]")
 _ANY_PRINTER = re.compile(r"\b(?:" + "|".join(sorted(_PRINTERS)) + r")\b")
 _UNSEEN = re.compile(r"shows only lines (\d+)-(\d+) of the (\d+)-(\d+) you asked for")
+# The closing line of a tool-output digest (outputs/core.py `with_handle`; a test keeps the two
+# equal): the original's size is in it.
+DIGEST_TAG = "[ccstate: digest of "
+_DIGEST = re.compile(r"\[ccstate: digest of ([\d,]+) lines, ([\d,]+) chars \(")
+_DIGEST_TAIL = 1024  # characters at the end of a result that can hold the closing line
 
 
 # `ccstate report` imports this module before it forks its workers, so its classes are plain
@@ -49,6 +55,9 @@ TOTALS = (
     "note_char_calls",
     "notices",
     "notice_chars",
+    "digests",  # tool outputs ccstate replaced by a digest
+    "digest_chars",
+    "digest_saved_chars",
     "saved_chars",
     "saved_char_calls",
     "compact_summaries",
@@ -77,6 +86,9 @@ class Composition:
     note_char_calls: int
     notices: int
     notice_chars: int
+    digests: int
+    digest_chars: int
+    digest_saved_chars: int
     saved_chars: int
     saved_char_calls: int
     compact_summaries: int
@@ -111,7 +123,15 @@ class _Delivery(NamedTuple):
 class Thread:
     """What one context (main thread or one subagent) has been given in its current epoch."""
 
-    __slots__ = ("calls", "delivered", "epoch", "outputs", "printed", "seen_before")
+    __slots__ = (
+        "calls",
+        "delivered",
+        "epoch",
+        "outputs",
+        "printed",
+        "printed_chars",
+        "seen_before",
+    )
 
     def __init__(self) -> None:
         self.epoch = 0
@@ -119,12 +139,14 @@ class Thread:
         self.delivered: dict[str, list[_Delivery]] = {}
         self.seen_before: set[str] = set()  # paths read in earlier epochs
         self.printed: set[str] = set()
+        self.printed_chars: dict[str, int] = {}  # path -> size of its last one-file shell read
         self.outputs: set[int] = set()
 
     def new_epoch(self) -> None:
         self.seen_before.update(self.delivered)
         self.delivered = {}
         self.printed = set()
+        self.printed_chars = {}
         self.outputs = set()
         self.epoch += 1
         self.calls = 0
@@ -220,6 +242,9 @@ class Tracker:
         if is_error:
             comp.error_count += 1
             return
+        if DIGEST_TAG in text[-_DIGEST_TAIL:]:
+            self._digest(key, text)
+            return
         if name == "Read":
             self._read(key, tool_input, text, cwd)
         elif name == "Bash":
@@ -284,17 +309,50 @@ class Tracker:
         body = _strip_gutter(text[:_NOTICE_HEAD]).lstrip()
         return body.startswith(self.notice_prefixes)
 
+    def _digest(self, key: str, text: str) -> None:
+        """A digest: what it kept out is the original's size (in its closing line) minus its
+        own."""
+        match = _DIGEST.search(text[-_DIGEST_TAIL:])
+        if match is None:
+            return
+        ctx = self.thread(key)
+        saved = max(0, int(match.group(2).replace(",", "")) - len(text))
+        comp = self.comp
+        comp.digests += 1
+        comp.digest_chars += len(text)
+        comp.digest_saved_chars += saved
+        comp.saved_chars += saved
+        self._pending.append((key, ctx.epoch, ctx.calls, saved, "saved"))
+
     def _bash(self, key: str, tool_input: dict[str, Any], text: str, cwd: str) -> None:
         ctx = self.thread(key)
         printed = printed_paths(str(tool_input.get("command") or ""), cwd)
+        if self._is_notice(text):  # a shell read answered with the read ledger's notice
+            self._shell_notice(key, ctx, printed, text)
+            return
         digest = hash(text)
         repeat = len(text) >= BASH_REPRINT_MIN_CHARS and digest in ctx.outputs
         if repeat or any(p in ctx.printed for p in printed):
             self.comp.bash_reprints += 1
             self.comp.bash_reprint_chars += len(text)
         ctx.printed.update(printed)
+        if len(printed) == 1:
+            ctx.printed_chars[printed[0]] = len(text)
         if len(text) >= BASH_REPRINT_MIN_CHARS:
             ctx.outputs.add(digest)
+
+    def _shell_notice(self, key: str, ctx: Thread, printed: list[str], text: str) -> None:
+        """Kept out: the last full delivery of the file (a Read or a shell read) minus the
+        notice."""
+        path = printed[0] if len(printed) == 1 else ""
+        prior = ctx.delivered.get(path)
+        full = ctx.printed_chars.get(path) or (prior[-1].chars if prior else 0)
+        saved = max(0, full - len(text))
+        comp = self.comp
+        comp.notices += 1
+        comp.notice_chars += len(text)
+        comp.saved_chars += saved
+        self._pending.append((key, ctx.epoch, ctx.calls, saved, "saved"))
 
 
 def printed_paths(command: str, cwd: str) -> list[str]:

@@ -344,6 +344,9 @@ def ccstate_figures(scope: Scope) -> dict[str, Any]:
         "note_token_calls": note_calls,
         "notices": comp.notices,
         "notice_tokens": est_tokens(comp.notice_chars),
+        "digests": comp.digests,
+        "digest_tokens": est_tokens(comp.digest_chars),
+        "digest_saved_tokens": est_tokens(comp.digest_saved_chars),
         "saved_tokens": saved,
         "saved_token_calls": saved_calls,
         "cost_usd": round(cost, 6),
@@ -368,6 +371,7 @@ def composition_rows(comp: Composition) -> list[tuple[str, int, int]]:
     rows.append(("Bash re-prints", comp.bash_reprints, est_tokens(comp.bash_reprint_chars)))
     rows.append(("ccstate capsule", comp.injections, est_tokens(comp.injection_chars)))
     rows.append(("ccstate notices", comp.notices, est_tokens(comp.notice_chars)))
+    rows.append(("ccstate digests", comp.digests, est_tokens(comp.digest_chars)))
     rows.append(("ccstate notes", comp.notes, est_tokens(comp.note_chars)))
     rows.append(
         ("compaction summaries", comp.compact_summaries, est_tokens(comp.compact_summary_chars))

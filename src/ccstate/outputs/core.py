@@ -1,0 +1,171 @@
+"""Which tool results get a digest, and the digest with its closing line (pure).
+
+`digest_for` picks the treatment by tool: Grep content is regrouped under one heading per file,
+Glob's list under the folder its paths share, JSON text loses its link plumbing
+(`jsontext`), and any other text gets the line digest (`digest`). `with_handle` adds the line
+that names the complete original. Design and wording: docs/OUTPUTS.md.
+
+Standard library only: the PostToolUse hook imports this module.
+"""
+
+from __future__ import annotations
+
+from ccstate.outputs import digest as line_digest
+from ccstate.outputs import lines as output_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+HANDLE_TAG = "[ccstate: digest of "
+# Claude Code persists (and previews 2 KB of) a replacement longer than its own cut-off:
+# 30,000 characters for Bash, 20,000 for Grep, 25,000 tokens for an MCP tool. Digests stay
+# below them.
+MAX_DIGEST_CHARS = {"Bash": 25_000, "Grep": 18_000, "mcp": 80_000}
+DEFAULT_MAX_DIGEST_CHARS = 25_000
+MIN_SAVED_RATIO = 0.1  # a digest must keep at least this share of the original out
+MIN_SAVED_CHARS = 500
+WHAT = {  # what the digest did, in the closing line
+    "lines": "errors and summaries kept, repeats collapsed",
+    "grep": "one heading per file",
+    "grep-lines": "one heading per file; errors kept, the rest collapsed",
+    "paths": "shared folder written once",
+    "json": "links, ids and empty values dropped",
+    "lint": "errors kept, warnings grouped by rule",
+}
+PATHS_NOTE = "[ccstate: the paths below are in {folder}]"
+TOOL_KEYS = {"Bash": "bash", "Grep": "grep", "Glob": "glob", "WebFetch": "webfetch"}
+
+
+def tool_key(tool_name: str) -> str | None:
+    """The `outputs.<key>` switch for a tool; None for a tool ccstate never digests."""
+    if tool_name.startswith("mcp__"):
+        return "mcp"
+    return TOOL_KEYS.get(tool_name)
+
+
+class Options:
+    """`outputs.*` from the config: the switch, per-tool switches, the size threshold."""
+
+    __slots__ = ("enabled", "min_chars", "tools")
+
+    def __init__(
+        self, enabled: bool = True, tools: frozenset[str] | None = None, min_chars: int = 2000
+    ) -> None:
+        self.enabled = enabled
+        self.tools = tools if tools is not None else frozenset(TOOL_KEYS.values()) | {"mcp"}
+        self.min_chars = min_chars
+
+    @classmethod
+    def from_config(cls, config: Any) -> Options:
+        keys = (*TOOL_KEYS.values(), "mcp")
+        return cls(
+            enabled=bool(config.get("outputs.enabled")),
+            tools=frozenset(k for k in keys if config.get(f"outputs.{k}")),
+            min_chars=int(config.get("outputs.min_chars")),
+        )
+
+    def wants(self, tool_name: str) -> bool:
+        key = tool_key(tool_name)
+        return self.enabled and key is not None and key in self.tools
+
+
+class Body:
+    """A digest before its closing line: the text and what was done (a `WHAT` key)."""
+
+    __slots__ = ("how", "text")
+
+    def __init__(self, text: str, how: str) -> None:
+        self.text = text
+        self.how = how
+
+
+def digest_for(
+    tool_name: str, text: str, *, exists: Callable[[str], bool] | None = None
+) -> Body | None:
+    """The digest body for this tool's output text, or None to leave it alone."""
+    key = "mcp" if tool_name.startswith("mcp__") else tool_name
+    limit = MAX_DIGEST_CHARS.get(key, DEFAULT_MAX_DIGEST_CHARS)
+    if "\x00" in text:
+        return None  # binary
+    if tool_name == "Grep":
+        from ccstate.outputs import listing
+
+        headed = listing.grep_headings(text, exists)
+        if headed is None or len(headed) <= limit:
+            return Body(headed, "grep") if headed is not None else None
+        # Claude Code would persist it and show a 2 KB preview: digest it, headings kept
+        rows, numbers, headings = listing.heading_numbers(headed)
+        found = line_digest.digest_lines(rows, max_chars=limit, numbers=numbers, keep=headings)
+        return Body(found.text, "grep-lines") if found is not None else None
+    if tool_name == "Glob":
+        return _paths(text, limit)
+    if text.lstrip()[:1] in ("{", "["):
+        from ccstate.outputs import jsontext
+
+        compact = jsontext.compact_json(text)
+        if compact is not None:
+            return Body(compact, "json") if len(compact) <= limit else None
+        if _looks_like_json(text):
+            return None  # JSON we could not parse (cut short?): leave it whole
+    from ccstate.outputs import lint
+
+    rows = output_lines.normalize(text)
+    grouped = lint.group_warnings(rows)
+    if grouped is None:
+        found = line_digest.digest_lines(rows, max_chars=limit)
+        body = Body(found.text, "lines") if found is not None else None
+        if tool_name == "Bash" and _is_path_list(rows):  # `find`: the shorter of the two
+            paths = _paths(text, limit)
+            body = paths if body is None or (paths and len(paths.text) < len(body.text)) else body
+        return body
+    rows, numbers = grouped  # a linter report: warnings grouped, then the rest digested
+    found = line_digest.digest_lines(rows, max_chars=limit, numbers=numbers)
+    text = found.text if found is not None else "\n".join(rows)
+    return Body(text, "lint") if len(text) <= limit else None
+
+
+def _paths(text: str, limit: int) -> Body | None:
+    from ccstate.outputs import listing
+
+    shared = listing.common_folder(text.split("\n"))
+    if shared is None:
+        return None
+    folder, rest = shared
+    body = PATHS_NOTE.format(folder=folder) + "\n" + "\n".join(rest)
+    return Body(body, "paths") if len(body) <= limit else None
+
+
+def _is_path_list(rows: list[str]) -> bool:
+    """Every line a path (`find`, `ls -d`, `git ls-files`): one word with a slash in it (a
+    blank line or an older Claude Code's cut marker aside)."""
+    if any(" " in row for row in rows):
+        return False
+    from ccstate.outputs import listing
+
+    paths = [row for row in rows if not listing.is_raw(row)]
+    return len(paths) > 1 and all(" " not in row and "/" in row for row in paths)
+
+
+def _looks_like_json(text: str) -> bool:
+    head = text.lstrip()[:200]
+    return head.startswith(('{"', "[{", '["', "[]", "{}", "[\n", "{\n"))
+
+
+def with_handle(body: Body, original: str, path: str) -> str:
+    """The digest the model reads: the body, then the line that names the original."""
+    lines = original.count("\n") + 1
+    return (
+        f"{body.text}\n{HANDLE_TAG}{lines:,} lines, {len(original):,} chars ({WHAT[body.how]}). "
+        f"Complete output: {path} - Read it for anything left out.]"
+    )
+
+
+def worth_it(digest: str, original: str, *, persisted: bool) -> bool:
+    """A digest must keep a fair share out; for an output Claude Code persisted (the model
+    would get a 2 KB preview) any digest shorter than the original beats the preview."""
+    saved = len(original) - len(digest)
+    if persisted:
+        return saved > 0
+    return saved >= max(MIN_SAVED_CHARS, MIN_SAVED_RATIO * len(original))

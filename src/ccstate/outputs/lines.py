@@ -1,0 +1,198 @@
+"""Output lines as a digest sees them: terminal codes removed, each line given a class.
+
+The classes were read off real tool output: the Bash, Grep and MCP results of the public
+transcripts (vitest, jest, npm, eslint, mix, cargo, go, uv/pip, git, docker) and the published
+filters of RTK and Headroom, then checked against our own fixtures (tests/fixtures/outputs).
+
+    error    a failure, error, exception, traceback, panic or assertion line: never dropped
+    summary  test counts, build results, exit status, section banners: never dropped
+    pass     a passing or skipped test ("✓ ...", "test x ... ok", "PASSED", "--- PASS")
+    noise    progress and chatter: Compiling, Downloading, Installing, progress bars
+    warning  a warning line (collapsed only with others of its shape)
+    frame    a stack frame ("at f (x.js:1:2)", 'File "x.py", line 3')
+    blank    empty or spaces only
+    other    anything else
+
+Pure and standard library only (the PostToolUse hook imports it); `re` is already loaded
+by `json`.
+"""
+
+from __future__ import annotations
+
+import re
+
+# CSI sequences (colours, cursor moves), OSC sequences (titles, links), other 2-byte escapes.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+_PASS = re.compile(
+    r"^\s*(?:[✓✔√]|PASS\b|ok\b|--- (?:PASS|SKIP):|=== (?:RUN|PAUSE|CONT|NAME)\b)"
+    r"|\.\.\.\s*(?:ok|passed|PASSED|ignored)\s*$"
+    r"|\sPASSED\s*(?:\[\s*\d+%\])?\s*$"
+    r"|^\s*[↓○⊘]\s"
+    r"|^\s*\S+\.py\s+[.sxX]+\s*(?:\[\s*\d+%\])?\s*$"
+    r"|^\s*\.{3,}\s*$"
+)
+_SUMMARY = re.compile(
+    r"\b\d+ (?:passed|failed|failing|passing|skipped|pending|errors?|warnings?|problems?"
+    r"|tests?|examples?|failures?|xfailed|xpassed|deselected|todo|assertions?)\b"
+    r"|^\s*(?:Tests?|Test Suites|Test Files|Suites|Snapshots|Time|Duration|Ran)\b:?\s+\d"
+    r"|^\s*test result:"
+    r"|\bBUILD (?:SUCCESS|SUCCESSFUL|FAILED|FAILURE)\b|\bBuild (?:succeeded|failed)\b"
+    r"|^\s*(?:Finished|Done in|Completed in|Compiled successfully|Ran \d+ tests?)\b"
+    r"|^\s*(?:exit(?: code| status)?:?\s*-?\d+|Exit code -?\d+)\s*$"
+    r"|^\s*(?:[=_-]{3,}|\*{3,}) ?\S.*\S ?(?:[=_-]{3,}|\*{3,})\s*$"
+    r"|^\s*(?:added|removed|changed|audited|up to date)\b.*\bpackages?\b"
+    r"|^\s*\d+ files? changed\b",
+    re.IGNORECASE,
+)
+# Error words count only as words: not inside a path or a name ("api-errors.ts",
+# "error_handler", "src/errors/x"); CamelCase exception names count ("TypeError").
+_ERROR = re.compile(
+    r"(?<![\w/.\-])(?:errors?|err!|exception|traceback|panic|panicked|fatal|fail|failed"
+    r"|failure|failures|failing|assert|assertion|assertionerror|segmentation fault|core dumped"
+    r"|aborted|abort|denied|refused|unhandled|uncaught|undefined reference|cannot find"
+    r"|could not|unable to|no such file|not found|timed out)(?![\w/\-]|\.\w)"
+    r"|^\s*(?:[✗✘\u00d7✖❌\u2a2f]|E\s{3}|\d+\) test\b)",  # ballot and cross marks
+    re.IGNORECASE,
+)
+_EXCEPTION = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b")
+_WARNING = re.compile(r"\b(?:warning|warn|deprecated|deprecation)\b", re.IGNORECASE)
+# Progress and chatter: a line's first word (after its indent) is one of these...
+_NOISE_WORDS = frozenset(
+    [
+        "Compiling",
+        "Compiled",
+        "Checking",
+        "Downloading",
+        "Downloaded",
+        "Fetching",
+        "Fetched",
+        "Installing",
+        "Installed",
+        "Building",
+        "Built",
+        "Resolving",
+        "Resolved",
+        "Unpacking",
+        "Collecting",
+        "Preparing",
+        "Processing",
+        "Generated",
+        "Updating",
+        "Updated",
+        "Fresh",
+        "Blocking",
+        "Locking",
+        "Adding",
+        "Removing",
+        "Linking",
+        "Extracting",
+        "Pulling",
+        "Waiting",
+        "Verifying",
+        "Copying",
+        "Writing",
+        "Bundling",
+        "Transforming",
+        "Analyzing",
+        "Optimizing",
+        "Retrieving",
+        "Getting",
+        "Unchanged",
+        "Skipping",
+        "Loading",
+        "Cloning",
+        "Uploading",
+        "Caching",
+        "Restoring",
+        "Prepared",
+        "Uninstalled",
+        "Audited",
+        "remote:",
+        "Enumerating",
+    ]
+)
+# ... or the line has one of these shapes.
+_NOISE = re.compile(
+    r"^\s*(?:Using cached|Requirement already satisfied|Counting objects|Compressing objects"
+    r"|Receiving objects|Resolving deltas|go: (?:downloading|finding|extracting)"
+    r"|\* (?:Getting|Updating|Fetching))\b"
+    r"|^==> \S+\s*$"
+    r"|^#\d+ (?:\[|sha256:|extracting|resolve|transferring|DONE|CACHED|\d+\.\d+s)"
+    r"|^\s*(?:Step \d+/\d+|---> )"
+    r"|^ (?:create|delete) mode \d{6} "
+    r"|^[0-9a-f]{12}: (?:Pulling|Waiting|Verifying|Download|Pull|Already)"
+    r"|^\s*[+~-] [\w.-]+==\S+\s*(?:\(.*\))?$"
+    r"|\d{1,3}(?:\.\d)?%.*(?:[█▉▊▋▌▍▎▏░▒▓#=>]{4,}|\(\d+/\d+\))"
+    r"|(?:[█▉▊▋▌▍▎▏░▒▓#=>]{4,}|\(\d+/\d+\)).*\d{1,3}(?:\.\d)?%"
+)
+_FRAME = re.compile(
+    r'^\s+(?:at \S|File ".+", line \d+|from \S+:\d+|\d+: 0x[0-9a-f]+|\S+\.go:\d+)'
+    r"|^\s*\(?\S+:\d+:\d+\)?\s*$"
+)
+_HEX = re.compile(r"\b(?=[0-9a-f]*\d)[0-9a-f]{7,}\b|\b\d+\b|\d+")
+_QUOTED = re.compile(r"'[^'\n]{0,80}'|\"[^\"\n]{0,80}\"|`[^`\n]{0,80}`")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize(text: str) -> list[str]:
+    """The lines a terminal would end up showing: escape codes removed, a `\\r` redraw keeps
+    what was drawn last (a progress bar's final state), Windows line ends removed."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    lines = text.split("\n")
+    if "\r" not in text:
+        return lines
+    out = []
+    for line in lines:
+        line = line.rstrip("\r")
+        if "\r" in line:
+            line = _last_redraw(line)
+        out.append(line)
+    return out
+
+
+def _last_redraw(line: str) -> str:
+    parts = [p for p in line.split("\r") if p]
+    return parts[-1] if parts else ""
+
+
+def classify(line: str) -> str:
+    """The line's class (see the module docstring); the first rule that matches wins."""
+    if not line.strip():
+        return "blank"
+    if _PASS.search(line):
+        return "pass"
+    if _SUMMARY.search(line):
+        return "summary"
+    if _ERROR.search(line) or _EXCEPTION.search(line):
+        return "error"
+    if _WARNING.search(line):
+        return "warning"
+    if line.split(None, 1)[0] in _NOISE_WORDS or _NOISE.search(line):
+        return "noise"
+    if _FRAME.search(line):
+        return "frame"
+    return "other"
+
+
+def is_failure_line(line: str) -> bool:
+    """A line a digest must keep: it names an error, failure, exception, panic or assertion,
+    and is not a passing test whose name happens to contain such a word. `ccstate replay`'s
+    safety check uses this too."""
+    return bool(_ERROR.search(line) or _EXCEPTION.search(line)) and not _PASS.search(line)
+
+
+def shape(line: str, *, names: bool = False) -> str:
+    """What two lines of the same kind share: numbers and hashes stood in for, runs of spaces
+    folded; with `names`, quoted names too ("  12:5  warning  'a' is unused" ~
+    "  7:19  warning  'b' is unused"). Data lines keep their names: `"id": 1` and
+    `"name": 2` differ."""
+    text = line
+    if names and ("'" in line or '"' in line or "`" in line):
+        text = _QUOTED.sub("'_'", line)
+    return _SPACES.sub(" ", _HEX.sub("0", text)).strip()
+
+
+def indent(line: str) -> int:
+    return len(line) - len(line.lstrip())

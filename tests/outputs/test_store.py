@@ -1,0 +1,53 @@
+"""The originals a digest names (outputs/store.py)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+from ccstate.outputs import store
+
+
+def test_an_original_is_kept_byte_for_byte_private_and_content_addressed(tmp_path: Path) -> None:
+    data = "ok\r\n\x1b[31mFAIL\x1b[0m é\n".encode()
+    path = store.keep(str(tmp_path), data)
+    assert Path(path).read_bytes() == data
+    assert Path(path).parent == tmp_path / "out"
+    assert Path(path).name == store.path_for(str(tmp_path), data).rsplit("/", 1)[-1]
+    assert len(Path(path).stem) == store.NAME_HEX
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(tmp_path / "out").st_mode) == 0o700
+    assert store.keep(str(tmp_path), data) == path  # the same bytes, the same file
+    assert len(list((tmp_path / "out").iterdir())) == 1
+
+
+def test_a_short_name_taken_by_other_bytes_gets_the_long_name(tmp_path: Path) -> None:
+    data = b"the output"
+    short = Path(store.path_for(str(tmp_path), data))
+    short.parent.mkdir(parents=True)
+    short.write_bytes(b"something of another size")
+    longer = store.keep(str(tmp_path), data)
+    assert longer != str(short) and len(Path(longer).stem) == 64
+    assert Path(longer).read_bytes() == data
+
+
+def test_prune_drops_the_least_recently_used_beyond_the_cap(tmp_path: Path) -> None:
+    paths = [store.keep(str(tmp_path), bytes([i]) * 1000) for i in range(5)]
+    now = time.time()
+    for age, path in enumerate(reversed(paths)):
+        os.utime(path, (now - age * 60, now - age * 60))
+    removed = store.prune(str(tmp_path), max_bytes=2500)
+    assert sorted(removed) == sorted(Path(p).name for p in paths[:3])
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
+        Path(p).name for p in paths[3:]
+    )
+    assert store.prune(str(tmp_path / "nowhere"), max_bytes=0) == []
+
+
+def test_a_persisted_output_is_read_unless_too_large(tmp_path: Path) -> None:
+    small = tmp_path / "a.txt"
+    small.write_bytes(b"x" * 10)
+    assert store.read_original(str(small)) == b"x" * 10
+    assert store.read_original(str(tmp_path / "missing.txt")) is None
