@@ -41,28 +41,53 @@ def sha256_hex(data: bytes) -> str:
     return _sha256(data).hexdigest()
 
 
+PRIVATE_DIR_MODE = 0o700  # state that holds file or transcript text is the user's alone (#12)
+PRIVATE_FILE_MODE = 0o600
+
+
 def ensure_state_dir(state: StrPath) -> None:
-    """Create the state dir with a `.gitignore` that keeps it out of git."""
+    """Create the state dir (private: 0700, an older 0755 one is fixed) with a `.gitignore`
+    that keeps it out of git."""
+    state = os.fspath(state)
+    ensure_private_dir(state)
     ignore = os.path.join(state, ".gitignore")
     if not os.path.exists(ignore):
-        os.makedirs(state, exist_ok=True)
         atomic_write_text(ignore, STATE_GITIGNORE)
 
 
-def atomic_write_text(path: StrPath, text: str, *, durable: bool = True) -> None:
+def ensure_private_dir(folder: StrPath) -> None:
+    """`folder` and its missing parents exist; `folder` itself is 0700 (one stat when it is)."""
+    folder = os.fspath(folder)
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        os.makedirs(folder, mode=PRIVATE_DIR_MODE, exist_ok=True)
+        st = os.stat(folder)
+    if st.st_mode & 0o777 != PRIVATE_DIR_MODE:
+        os.chmod(folder, PRIVATE_DIR_MODE)
+
+
+def atomic_write_text(
+    path: StrPath, text: str, *, durable: bool = True, private: bool = False
+) -> None:
     """Write `text` to a temp file beside `path`, then `os.replace` it into place.
 
     `durable` adds an fsync; heartbeats and caches skip it (losing one on a power cut is fine).
+    `private` makes the file 0600 whatever it was before (state holding file or transcript
+    text); otherwise an existing file keeps its mode.
     """
     path = os.fspath(path)
     folder, name = os.path.split(path)
-    os.makedirs(folder or ".", exist_ok=True)
+    if private:
+        ensure_private_dir(folder or ".")
+    else:
+        os.makedirs(folder or ".", exist_ok=True)
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    mode = _existing_mode(path)
+    mode = PRIVATE_FILE_MODE if private else _existing_mode(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
     try:
         if mode is not None:
-            os.chmod(tmp, mode)  # keep an existing file's mode
+            os.chmod(tmp, mode)  # keep an existing file's mode, or make it private
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             if durable:
@@ -88,8 +113,12 @@ def _existing_mode(path: str) -> int | None:
         return None
 
 
-def atomic_write_json(path: StrPath, data: Any, *, durable: bool = True) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n", durable=durable)
+def atomic_write_json(
+    path: StrPath, data: Any, *, durable: bool = True, private: bool = False
+) -> None:
+    atomic_write_text(
+        path, json.dumps(data, indent=2, sort_keys=True) + "\n", durable=durable, private=private
+    )
 
 
 def read_json(path: StrPath, *, now: float | None = None) -> Any:

@@ -30,13 +30,26 @@ def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     from ccstate.errors import StateError
     from ccstate.ledger import core as ledger
     from ccstate.ledger import store as ledger_store
+    from ccstate.ledger import witness
 
     opts = ledger.Options.from_config(env.config)
     read = ledger.read_event(inp.tool_input, inp.tool_response, inp.cwd, inp.tool_use_id or "")
     if not opts.enabled or not read.path:
         return HookResult.noop(**detail, ledger="off" if not opts.enabled else read.skip)
+    if not _context_known(inp):
+        return HookResult.noop(**detail, ledger="full", ledger_reason="unknown context")
+    transcript = witness.transcript_for(inp.transcript_path, inp.session_id, inp.agent_id)
+    pid = env.environ.get("CLAUDE_PID", "")
     try:
-        with ledger_store.open_context(env.state, inp.session_id, inp.agent_id, now=env.now) as ctx:
+        with ledger_store.open_context(
+            env.state,
+            inp.session_id,
+            inp.agent_id,
+            now=env.now,
+            verify=True,
+            transcript=transcript,
+            pid=pid,
+        ) as ctx:
             decision = ledger.decide(ctx.ledger, read, ctx.load, opts)
             cached = ctx.ledger.files.get(read.path)
             sha, stamp = ledger_store.file_sha(read.path, cached) if not read.skip else ("", None)
@@ -49,6 +62,9 @@ def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
         return HookResult.noop(**detail, ledger="full", ledger_reason="ledger locked")
     for problem in ctx.problems:
         _log(env, f"read ledger: {problem}")
+    if ctx.reset:
+        _log(env, f"read ledger: new epoch ({ctx.reset})")
+        detail["ledger_epoch"] = ctx.reset
     detail.update(ledger=decision.kind, ledger_reason=decision.reason)
     if not decision.replaced:
         return HookResult.noop(**detail)
@@ -70,11 +86,19 @@ def _on_bash(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     output = response.get("stdout") if isinstance(response, dict) else None
     if target is None or not isinstance(output, str) or not env.config.get("dedupe.enabled"):
         return HookResult.noop(**detail)
+    if not _context_known(inp):
+        return HookResult.noop(**detail)
     with ledger_store.open_context(env.state, inp.session_id, inp.agent_id, now=env.now) as ctx:
         if reprint.is_known_output(ctx.ledger, target, output, ctx.load):
             ctx.ledger = ledger.bump(ctx.ledger, bash_reprints=1, bash_reprint_chars=len(output))
             detail["bash_reprint"] = target[0]
     return HookResult.noop(**detail)
+
+
+def _context_known(inp: HookInput) -> bool:
+    """An `agent_id` that is there but not a non-empty string names no context we can key:
+    its Reads must not be filed under the main thread (serve in full, record nothing)."""
+    return "agent_id" not in inp.raw or bool(inp.agent_id)
 
 
 def _log(env: HookEnv, line: str) -> None:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Claim", "Decision", "Ledger", "Options", "ReadEvent", "Segment"]  # re-exported
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: `meta` (generation, transcript witness, last event, pid); #12
 MAX_PATHS = 256  # per context; the least recently read path goes first
 MAX_SEGMENTS = 12  # per path; segments covered by a newer one go first
 MAX_HISTORY = 64  # per context, newest kept
@@ -340,6 +340,7 @@ def record(
         history=(*ledger.history[-(MAX_HISTORY - 1) :], entry),
         stats=stats,
         files=files,
+        meta=ledger.meta,
     )
 
 
@@ -357,6 +358,7 @@ def bump(ledger: Ledger, **counts: int) -> Ledger:
         ledger.history,
         stats,
         ledger.files,
+        ledger.meta,
     )
 
 
@@ -373,6 +375,22 @@ def new_epoch(ledger: Ledger, reason: str) -> Ledger:
         history=ledger.history,
         stats=stats,
         files=ledger.files,
+        meta=ledger.meta,
+    )
+
+
+def with_meta(ledger: Ledger, **meta: Any) -> Ledger:
+    """The ledger with `meta` entries set (the epoch's witnesses, docs/RELIABILITY.md)."""
+    return Ledger(
+        ledger.epoch,
+        ledger.epoch_reason,
+        ledger.reads,
+        ledger.paths,
+        ledger.pending,
+        ledger.history,
+        ledger.stats,
+        ledger.files,
+        {**ledger.meta, **meta},
     )
 
 

@@ -191,9 +191,21 @@ class Ledger(_Record):
     epochs. `paths` maps a path to its segments, newest last; `pending` is the (path, args) of
     the last Read when it was replaced (the escape hatch); `files` maps a path to
     {"stamp": [mtime_ns, size, inode], "sha": file sha256}, so an unchanged file is not hashed
-    again."""
+    again. `meta` holds what proves the epoch is still current (docs/RELIABILITY.md): the
+    session `generation` it was built under, the transcript position checked (`witness`), the
+    time of its last event (`last_seen`) and the Claude Code process (`pid`)."""
 
-    __slots__ = ("epoch", "epoch_reason", "files", "history", "paths", "pending", "reads", "stats")
+    __slots__ = (
+        "epoch",
+        "epoch_reason",
+        "files",
+        "history",
+        "meta",
+        "paths",
+        "pending",
+        "reads",
+        "stats",
+    )
 
     def __init__(
         self,
@@ -205,6 +217,7 @@ class Ledger(_Record):
         history: tuple[dict[str, Any], ...] = (),
         stats: Mapping[str, int] | None = None,
         files: Mapping[str, Mapping[str, Any]] | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> None:
         self.epoch = epoch
         self.epoch_reason = epoch_reason
@@ -214,3 +227,4 @@ class Ledger(_Record):
         self.history = history
         self.stats: Mapping[str, int] = stats if stats is not None else {}
         self.files: Mapping[str, Mapping[str, Any]] = files if files is not None else {}
+        self.meta: Mapping[str, Any] = meta if meta is not None else {}
