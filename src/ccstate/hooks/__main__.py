@@ -64,6 +64,43 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
         _fail(project, state, event, exc, text, started)
 
 
+def begin_epoch(event: str, text: str, environ: Mapping[str, str]) -> None:
+    """PreCompact, SessionStart `compact` and `resume` end the read ledger's epoch; the plugin
+    launcher does it here, in its own process, before a venv interpreter could fail (#12).
+    Standard library only; never raises (the handler does it again and logs problems)."""
+    try:
+        inp = hookio.parse(event, text)
+        from ccstate.ledger import store as ledger_store
+
+        reason = ledger_store.epoch_reason(event, inp.source)
+        if not reason:
+            return
+        project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
+        state = paths.state_dir_str(project, environ)
+        ledger_store.start_session_epoch(state, inp.session_id, reason, now=time.time())
+    except Exception:
+        return
+
+
+def note(event: str, text: str, environ: Mapping[str, str], line: str) -> None:
+    """Append a launcher problem to the project's hook log (never raises)."""
+    try:
+        now = time.time()
+        try:
+            cwd = hookio.parse(event, text).cwd
+        except hookio.PayloadError:
+            cwd = _project_guess(environ)
+        project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or cwd)
+        state = paths.state_dir_str(project, environ)
+        from ccstate import redact
+
+        line = redact.Redactor().redact(f"{event}: {line}; ran in-process")
+        max_bytes = int(config.load_for_hook(project, state).get("log.max_bytes"))
+        hooklog.append_log(state, line, max_bytes=max_bytes, now=now)
+    except Exception:
+        return
+
+
 def _make_env(project: str, state: str, now: float, environ: Mapping[str, str]) -> HookEnv:
     store.ensure_state_dir(state)
     cfg = config.env_overrides(config.load_for_hook(project, state), environ)

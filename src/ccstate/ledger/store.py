@@ -423,6 +423,17 @@ def _size(entry: os.DirEntry[str]) -> int:
 # --------------------------------------------------------------------------- hook entry points
 
 
+def epoch_reason(event: str, source: str | None) -> str:
+    """Why this lifecycle event ends the epoch ("" when it does not)."""
+    if event == "PreCompact":
+        return "compaction"
+    if event == "SessionStart" and source == "compact":
+        return "compaction (SessionStart)"
+    if event == "SessionStart" and source == "resume":
+        return "resume"
+    return ""
+
+
 def on_lifecycle(
     state: str,
     event: str,
@@ -436,12 +447,7 @@ def on_lifecycle(
     """SessionStart / PreCompact bookkeeping (docs/LEDGER.md "Epochs"): a compaction or a resume
     starts a new epoch for every context of the session; startup and /clear prune the store.
     Never raises for I/O trouble: problems go to the hook log. Returns heartbeat detail."""
-    if event == "PreCompact" or source == "compact":
-        reason = "compaction" if event == "PreCompact" else "compaction (SessionStart)"
-    elif source == "resume":
-        reason = "resume"
-    else:
-        reason = ""
+    reason = epoch_reason(event, source)
     problems: list[str] = []
     try:
         if reason:
