@@ -156,14 +156,17 @@ class file_lock:  # used like a function: `with file_lock(path):`
         self._fd: int | None = None
         self._fallback: Any = None
 
-    def __enter__(self) -> None:
+    def _open(self) -> int:
         os.makedirs(os.path.dirname(self.lock_path) or ".", exist_ok=True)
+        return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+
+    def __enter__(self) -> None:
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows has no flock: use the filelock package
             self._enter_filelock()
             return
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._open()
         deadline = time.monotonic() + self.timeout
         while True:
             try:
@@ -201,3 +204,39 @@ class file_lock:  # used like a function: `with file_lock(path):`
 
     def _timeout_message(self) -> str:
         return f"{self.lock_path}: still locked after {self.timeout:g}s"
+
+
+class dir_lock(file_lock):  # used like a function: `with dir_lock(folder):`
+    """An exclusive `flock` on the directory itself: no lock file to leave behind (a project
+    root shows every file in `git status`), and every writer agrees on it whatever its state
+    dir (CCSTATE_HOME). Guards the shared files at the project root, e.g. DECISIONS.md."""
+
+    def __init__(self, folder: StrPath, timeout: float = 5.0) -> None:
+        super().__init__(folder, timeout)
+        self.lock_path = os.fspath(folder)
+
+    def _open(self) -> int:
+        return os.open(self.lock_path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
+    def _enter_filelock(self) -> None:  # pragma: no cover - Windows: a lock file beside it
+        self.lock_path = os.path.join(self.lock_path, ".ccstate.lock")
+        super()._enter_filelock()
+
+
+def sweep_temp_files(path: StrPath) -> list[str]:
+    """Remove `atomic_write_text` temp files of `path` left by killed writers. Only call it
+    while holding the lock every writer of `path` takes: then no live writer owns one."""
+    folder, name = os.path.split(os.fspath(path))
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return removed
+    for other in names:
+        if other.startswith(f".{name}.") and other.endswith(".tmp"):
+            try:
+                os.unlink(os.path.join(folder, other))
+            except OSError:
+                continue
+            removed.append(other)
+    return removed
