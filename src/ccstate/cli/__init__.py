@@ -47,7 +47,7 @@ def project_option(func: F) -> F:
         "-C",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
-        help="Project directory (default: nearest parent with .ccstate.yaml, .ccstate/ or .git).",
+        help="Project directory (default: nearest parent with .ccstate.yaml or .git).",
     )(func)
 
 

@@ -50,6 +50,8 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
         inp = hookio.parse(event, text)
         project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
         state = paths.state_dir_str(project, environ)
+        if paths.is_filesystem_root(project):
+            return  # no project: nothing to remember, nowhere to write (#12)
         env = _make_env(project, state, started, environ)
         handler = importlib.import_module(HANDLERS[event])
         result = handler.handle(inp, env)
@@ -76,6 +78,8 @@ def begin_epoch(event: str, text: str, environ: Mapping[str, str]) -> None:
         if not reason:
             return
         project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
+        if paths.is_filesystem_root(project):
+            return
         state = paths.state_dir_str(project, environ)
         ledger_store.start_session_epoch(state, inp.session_id, reason, now=time.time())
     except Exception:
@@ -91,6 +95,8 @@ def note(event: str, text: str, environ: Mapping[str, str], line: str) -> None:
         except hookio.PayloadError:
             cwd = _project_guess(environ)
         project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or cwd)
+        if paths.is_filesystem_root(project):
+            return
         state = paths.state_dir_str(project, environ)
         from ccstate import redact
 
@@ -121,6 +127,8 @@ def _make_env(project: str, state: str, now: float, environ: Mapping[str, str]) 
 def _fail(
     project: str, state: str, event: str, exc: BaseException, payload: str, now: float
 ) -> None:
+    if paths.is_filesystem_root(project):
+        return
     try:
         import traceback  # only failures pay for it
 
