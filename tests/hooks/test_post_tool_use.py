@@ -344,3 +344,52 @@ def test_an_unusable_agent_id_is_an_unknown_context(git_project: Path, agent_id:
     for _ in range(2):
         assert run_hook("PostToolUse", odd, cwd=git_project)[:3] == (0, None, "")
     assert heartbeat(git_project)["detail"]["ledger_reason"] == "unknown context"
+
+
+def _run_bounded(payload: dict, project: Path, limit: float = 20.0) -> tuple[int, str, str]:
+    """The hook must finish well inside Claude Code's 10 s timeout; `limit` only stops a hang
+    (a bound, not a timing assertion)."""
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "ccstate.hooks", "PostToolUse"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=project,
+        timeout=limit,
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "/dev/urandom"])
+def test_reads_of_files_that_are_not_regular_never_hang(git_project: Path, kind: str) -> None:
+    """Item 12: hashing must not read a device without end, nor block on a FIFO (holding the
+    ledger's lock)."""
+    import os
+
+    if kind == "fifo":
+        path = git_project / "pipe"
+        os.mkfifo(path)
+    else:
+        path = Path(kind)
+    payload = read_payload(git_project, path, BODY)
+    for _ in range(2):
+        assert _run_bounded(payload, git_project)[0] == 0
+    beat = heartbeat(git_project)["detail"]
+    assert beat["ledger"] in ("full", "identical")
+
+
+def test_a_diff_of_a_huge_repetitive_file_stays_bounded(git_project: Path) -> None:
+    """Item 13: the diff is bounded in edits and work; past the bound, full content."""
+    target = git_project / "rep.py"
+    old = "".join(("}\n", "\n", "    pass\n")[i % 3] for i in range(20_000))
+    new = "".join(("\n", "}\n", "    pass\n")[i % 3] for i in range(20_000))
+    target.write_text(old)
+    first = read_payload(git_project, target, old)
+    assert _run_bounded(first, git_project)[:2] == (0, "")
+    target.write_text(new)
+    code, out, err = _run_bounded(read_payload(git_project, target, new), git_project)
+    assert (code, out, err) == (0, "", "")
+    assert heartbeat(git_project)["detail"]["ledger"] == "full"

@@ -24,6 +24,7 @@ from ccstate.errors import StateError
 from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import index as handoff
 from ccstate.handoff.scan import Scan, iter_numbered
+from ccstate.transcript import Deadline
 
 SCAN_SECONDS = 20.0  # SessionEnd has 30 s (wiring.HOOK_SPECS); leave room for git and writing
 MAX_NOTES = 10
@@ -48,10 +49,13 @@ def scan_transcript(path: Path | None, deadline: float | None = None) -> tuple[S
     scan = Scan()
     if path is None or not path.is_file():
         return scan, "no transcript" if path is None else f"transcript not found: {path.name}"
-    for line, record in iter_numbered(path):
-        scan.feed(line, record)
-        if deadline is not None and line % 500 == 0 and time.monotonic() > deadline:
-            return scan, f"transcript scan stopped at line {line} (time budget)"
+    try:
+        for line, record in iter_numbered(path, deadline):
+            scan.feed(line, record)
+    except Deadline as exc:
+        return scan, f"transcript scan {exc}"
+    except OSError as exc:  # e.g. a FIFO or a device where the transcript should be
+        return scan, f"transcript not read: {exc.strerror or exc}"
     return scan, ""
 
 

@@ -246,6 +246,8 @@ def _diff(
     if old is None:
         return None
     body = ledger_text.render_diff(old, base.start, list(read.lines), read.start)
+    if body is None:  # too many edits, or too costly to find: full content
+        return None
     note = ledger_text.diff_note(read, base, body)
     notice = ledger_text.diff_notice(read, base)
     if len(note) > MAX_CONTEXT_CHARS or len(body) > opts.diff_max_ratio * len(read.content):

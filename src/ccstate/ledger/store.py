@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 
 from ccstate import store
@@ -353,21 +354,32 @@ def read_blob(state: str, sha: str) -> str | None:
 
 
 def file_sha(path: str, cache: Mapping[str, Any] | None) -> tuple[str, list[int] | None]:
-    """(sha256 of the file on disk, its stat stamp); a matching stamp in `cache` skips hashing."""
+    """(sha256 of the file on disk, its stat stamp); a matching stamp in `cache` skips hashing.
+    Regular files only, read at most MAX_HASH_BYTES: a FIFO, `/dev/zero` or a socket never
+    blocks the hook (#12); they get no sha."""
     try:
-        st = os.stat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return "", None
-    stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
-    if cache and cache.get("stamp") == stamp and isinstance(cache.get("sha"), str):
-        return str(cache["sha"]), stamp
-    if st.st_size > MAX_HASH_BYTES:
-        return "", stamp
     try:
-        with open(path, "rb") as fh:
-            return store.sha256_hex(fh.read()), stamp
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "", None
+        stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
+        if cache and cache.get("stamp") == stamp and isinstance(cache.get("sha"), str):
+            return str(cache["sha"]), stamp
+        if st.st_size > MAX_HASH_BYTES:
+            return "", stamp
+        data = os.read(fd, MAX_HASH_BYTES + 1)
+        while len(data) <= MAX_HASH_BYTES and (more := os.read(fd, MAX_HASH_BYTES + 1)):
+            data += more
+        if len(data) > MAX_HASH_BYTES:
+            return "", stamp
+        return store.sha256_hex(data), stamp
     except OSError:
-        return "", stamp
+        return "", None
+    finally:
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------- bounds
