@@ -46,7 +46,7 @@ PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx\nabc+/=\n-----END RSA 
         ("{'client_secret': 'zzzzzz'}", "zzzzzz", "assignment"),
         ("token: abc123def", "abc123def", "assignment"),
         ("mytool --password hunter22 -v", "hunter22", "assignment"),
-        ("mytool --api-key=k3yk3y", "k3yk3y", "assignment"),
+        ("mytool --api-key=k3Yq9TzW2xLm", "k3Yq9TzW2xLm", "assignment"),
     ],
 )
 def test_each_secret_shape_is_redacted(text: str, secret: str, kind: str) -> None:
