@@ -88,8 +88,12 @@ SEQUENCE = [
     launcher=True,
 )
 @example(  # a lock held past its timeout, at a Read and at PreCompact
-    steps=[*SEQUENCE, ("read", None, "a.py", 0, 0, "lock"), ("compact", "lock", "none", True)]
-    + SEQUENCE,
+    steps=[
+        *SEQUENCE,
+        ("read", None, "a.py", 0, 0, "lock"),
+        ("compact", "lock", "none", True),
+        *SEQUENCE,
+    ],
     launcher=False,
 )
 def test_no_false_notice_under_faults(steps: list[tuple[Any, ...]], launcher: bool) -> None:
