@@ -21,7 +21,6 @@ import fcntl
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
-from helpers import REPO, SRC
+from helpers import SRC, plugin_with_venv_python
 
 SID = "fa017000-0000-4000-8000-000000000012"
 NOTICE = "[ccstate: not file content] "
@@ -118,20 +117,10 @@ class World:
     # -- the plugin launcher with a venv marked ready whose interpreter cannot start
 
     def _broken_venv(self) -> None:
-        sys.path.insert(0, str(SRC))
-        from ccstate import bootstrap, paths, store
-
-        plugin, data = self.root / "plugin", self.root / "data"
-        shutil.copytree(REPO / "hooks", plugin / "hooks")
-        (plugin / "src").symlink_to(SRC)
-        shutil.copy(REPO / "pyproject.toml", plugin / "pyproject.toml")
-        python = paths.venv_python(paths.venv_dir(data))
-        python.parent.mkdir(parents=True)
-        python.write_text("#!/bin/sh\necho 'Fatal Python error: broken venv' >&2\nexit 1\n")
-        python.chmod(0o755)
-        marker = {"fingerprint": bootstrap.fingerprint(plugin), "python": str(python)}
-        store.atomic_write_json(data / "venv.ready.json", marker)
-        self.env.update(CLAUDE_PLUGIN_ROOT=str(plugin), CLAUDE_PLUGIN_DATA=str(data))
+        script = "#!/bin/sh\necho 'Fatal Python error: broken venv' >&2\nexit 1\n"
+        _plugin, env = plugin_with_venv_python(self.root, script)
+        self.env.update(CLAUDE_PLUGIN_ROOT=env["CLAUDE_PLUGIN_ROOT"])
+        self.env.update(CLAUDE_PLUGIN_DATA=env["CLAUDE_PLUGIN_DATA"])
         del self.env["PYTHONPATH"]
 
     # -- the files

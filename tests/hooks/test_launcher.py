@@ -7,14 +7,13 @@ running in-process, exit 0 and print nothing of their own.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from ccstate import bootstrap, paths, store
-from helpers import REPO, hook_env, make_payload, read_payload, run_hook
+from ccstate import bootstrap
+from helpers import make_payload, plugin_with_venv_python, read_payload, run_hook
 
 BODY = "".join(
     f"def handler_{i}(request):  # enough text to be worth a notice\n" for i in range(30)
@@ -27,19 +26,9 @@ BROKEN = {
 
 
 def _plugin(tmp_path: Path, python_text: str) -> tuple[Path, dict[str, str]]:
-    root, data = tmp_path / "plugin", tmp_path / "data"
-    shutil.copytree(REPO / "hooks", root / "hooks")
-    (root / "src").symlink_to(REPO / "src")
-    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
-    python = paths.venv_python(paths.venv_dir(data))
-    python.parent.mkdir(parents=True)
-    python.write_text(python_text)
-    python.chmod(0o755)
-    marker = {"fingerprint": bootstrap.fingerprint(root), "python": str(python)}
-    store.atomic_write_json(data / "venv.ready.json", marker)
+    root, env = plugin_with_venv_python(tmp_path, python_text)
+    data = Path(env["CLAUDE_PLUGIN_DATA"])
     assert bootstrap.check(root, data).status == "ready"
-    env = hook_env(CLAUDE_PLUGIN_ROOT=str(root), CLAUDE_PLUGIN_DATA=str(data))
-    env.pop("PYTHONPATH")
     return root, env
 
 

@@ -351,17 +351,7 @@ def bump(ledger: Ledger, **counts: int) -> Ledger:
     stats = dict(ledger.stats)
     for key, n in counts.items():
         stats[key] = stats.get(key, 0) + n
-    return Ledger(
-        ledger.epoch,
-        ledger.epoch_reason,
-        ledger.reads,
-        ledger.paths,
-        ledger.pending,
-        ledger.history,
-        stats,
-        ledger.files,
-        ledger.meta,
-    )
+    return _with(ledger, stats=stats)
 
 
 def new_epoch(ledger: Ledger, reason: str) -> Ledger:
@@ -383,17 +373,13 @@ def new_epoch(ledger: Ledger, reason: str) -> Ledger:
 
 def with_meta(ledger: Ledger, **meta: Any) -> Ledger:
     """The ledger with `meta` entries set (the epoch's witnesses, docs/RELIABILITY.md)."""
-    return Ledger(
-        ledger.epoch,
-        ledger.epoch_reason,
-        ledger.reads,
-        ledger.paths,
-        ledger.pending,
-        ledger.history,
-        ledger.stats,
-        ledger.files,
-        {**ledger.meta, **meta},
-    )
+    return _with(ledger, meta={**ledger.meta, **meta})
+
+
+def _with(ledger: Ledger, **changes: Any) -> Ledger:
+    """A copy of `ledger` with some fields replaced (records are values)."""
+    fields = {name: getattr(ledger, name) for name in Ledger.__slots__}
+    return Ledger(**{**fields, **changes})
 
 
 def replaced_paths(ledger: Ledger, epoch: int) -> list[str]:
