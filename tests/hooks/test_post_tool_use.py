@@ -393,3 +393,27 @@ def test_a_diff_of_a_huge_repetitive_file_stays_bounded(git_project: Path) -> No
     code, out, err = _run_bounded(read_payload(git_project, target, new), git_project)
     assert (code, out, err) == (0, "", "")
     assert heartbeat(git_project)["detail"]["ledger"] == "full"
+
+
+def test_state_that_holds_file_text_is_private_and_old_state_is_fixed(git_project: Path) -> None:
+    """Item 11: a 0600 .env Read becomes a 0600 blob in a 0700 .ccstate; a world-readable
+    state dir and log from before are fixed by the next hook."""
+    import os
+
+    state = git_project / ".ccstate"
+    (state / "logs").mkdir(parents=True)
+    os.chmod(state, 0o755)
+    (state / "logs" / "hooks.log").write_text("old line\n")
+    os.chmod(state / "logs" / "hooks.log", 0o644)
+    env_file = git_project / ".env"
+    env_file.write_text("".join(f"SECRET_{i}=value-{i}-0123456789abcdef\n" for i in range(20)))
+    env_file.chmod(0o600)
+    payload = read_payload(git_project, env_file, env_file.read_text())
+    assert run_hook("PostToolUse", payload, cwd=git_project)[0] == 0
+    run_hook("PostToolUse", "{ not json", cwd=git_project)  # a failure the guard logs
+    assert state.stat().st_mode & 0o777 == 0o700
+    assert (state / "logs" / "hooks.log").stat().st_mode & 0o777 == 0o600
+    blob = state / "ledger" / "blobs" / ledger.sha256(env_file.read_text())
+    assert blob.stat().st_mode & 0o777 == 0o600
+    for path in (state / "ledger").rglob("*"):
+        assert path.stat().st_mode & 0o777 in (0o600, 0o700), path
