@@ -39,6 +39,7 @@ def ledger_under_faults(sequences: int, steps: int, seed: int) -> dict[str, obje
             total.add(fm.run_steps(world, fm.random_steps(rng, steps)))
     return {
         "sequences": total.sequences,
+        "sequences_through_the_launcher_with_a_broken_venv": len(range(0, sequences, 3)),
         "steps": total.steps,
         "reads": total.reads,
         "answers_checked": total.notices,
