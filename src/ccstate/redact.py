@@ -262,7 +262,46 @@ MAINTAINED_PLUGINS = (
 
 
 def _maintained_rules() -> list[tuple[str, re.Pattern[str]]]:
-    """detect-secrets' denylist regexes, when the package is installed (else none)."""
+    """detect-secrets' denylist regexes, when the package is installed (else none).
+
+    Importing detect-secrets costs a few hundred milliseconds (its package imports its scanner
+    and filters), more than a SessionEnd hook in `claude -p` may take; so the regexes are read
+    from the installed package once and kept in the user's cache, keyed by where it is
+    installed and when it changed."""
+    import json
+    import os
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec("detect_secrets")
+    except (ImportError, ValueError):
+        return []
+    folders = list(spec.submodule_search_locations or ()) if spec else []
+    if not folders:
+        return []
+    try:
+        key = f"{folders[0]}:{os.stat(os.path.join(folders[0], 'plugins')).st_mtime_ns}"
+    except OSError:
+        return []
+    from ccstate import paths, store
+
+    cache = paths.user_cache_dir() / "detect-secrets-rules.json"
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data.get("key") == key:
+            return [(kind, re.compile(p, flags)) for kind, p, flags in data["rules"]]
+    except (OSError, ValueError, TypeError, KeyError, re.error):
+        pass
+    rules = _import_maintained_rules()
+    rows = [(kind, p.pattern, p.flags) for kind, p in rules]
+    try:
+        store.atomic_write_json(cache, {"key": key, "rules": rows}, durable=False)
+    except OSError:  # a read-only cache: read the package again next time
+        return rules
+    return rules
+
+
+def _import_maintained_rules() -> list[tuple[str, re.Pattern[str]]]:
     import importlib
 
     rules: list[tuple[str, re.Pattern[str]]] = []
