@@ -8,6 +8,11 @@ the plugin's own `src/`:
 - Other events run in the private venv under ${CLAUDE_PLUGIN_DATA} when it is
   ready (SessionStart starts building it on first use), else here as well; their
   optional dependencies degrade gracefully until the venv exists.
+- Before a cold event goes anywhere, the read ledger's epoch change (compaction,
+  resume) is made here, in this process: it must not depend on a second
+  interpreter (#12). If the venv's interpreter then fails (it does not start,
+  exits non-zero), the event runs here instead; its output is used only when it
+  succeeded.
 Whatever happens, this script exits 0 and prints nothing of its own.
 """
 
@@ -15,6 +20,9 @@ import os
 import sys
 
 HOT_EVENTS = {"PreToolUse", "PostToolUse"}
+# Seconds the venv's interpreter may take, inside Claude Code's hook timeouts (hooks.json).
+VENV_BUDGET_S = {"SessionStart": 10.0}
+DEFAULT_BUDGET_S = 20.0
 
 
 def _launch():
@@ -25,20 +33,62 @@ def _launch():
     event = sys.argv[1] if len(sys.argv) > 1 else ""
     sys.path.insert(0, src)
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
-    if event not in HOT_EVENTS and data:
-        from pathlib import Path
+    if event in HOT_EVENTS or not data:
+        from ccstate.hooks.__main__ import main
 
-        from ccstate import bootstrap
+        main([event])
+        return
+    import io
 
-        state = bootstrap.check(Path(root), Path(data))
-        if state.status == "ready" and state.python is not None:
-            env = dict(os.environ)
-            env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-            python = str(state.python)
-            os.execve(python, [python, "-m", "ccstate.hooks", event], env)
-    from ccstate.hooks.__main__ import main
+    from ccstate.hooks import __main__ as guard
 
-    main([event])
+    payload = sys.stdin.read()
+    guard.begin_epoch(event, payload, os.environ)  # first, in this process; never raises
+    out = _in_venv(root, src, data, event, payload, guard)
+    if out is None:
+        guard.run(event, io.StringIO(payload), sys.stdout, os.environ)
+    elif out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+
+
+def _in_venv(root, src, data, event, payload, guard):
+    """The event's stdout from the venv's interpreter; None when there is no ready venv or
+    its interpreter failed (then the event runs here)."""
+    from pathlib import Path
+
+    from ccstate import bootstrap
+
+    state = bootstrap.check(Path(root), Path(data))
+    if state.status != "ready" or state.python is None:
+        return None
+    import subprocess
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    python = str(state.python)
+    try:
+        proc = subprocess.run(
+            [python, "-m", "ccstate.hooks", event],
+            input=payload,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=VENV_BUDGET_S.get(event, DEFAULT_BUDGET_S),
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        guard.note(event, payload, os.environ, f"plugin venv interpreter {python} timed out")
+        return ""  # the epoch is done; no time left to run the event again
+    except OSError as exc:
+        why = f"could not start ({exc.strerror or exc})"
+    else:
+        if proc.returncode == 0:
+            return proc.stdout
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        why = f"exited {proc.returncode}: {tail[0][:200]}"
+    guard.note(event, payload, os.environ, f"plugin venv interpreter {python} failed ({why})")
+    return None
 
 
 def main():

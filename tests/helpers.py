@@ -82,3 +82,26 @@ def read_payload(project: Path, file_path: Path, content: str) -> dict[str, Any]
         },
         duration_ms=3,
     )
+
+
+def plugin_with_venv_python(root: Path, python_text: str) -> tuple[Path, dict[str, str]]:
+    """A copy of the plugin under `root/plugin` (its src/ linked) whose private venv under
+    `root/data` is marked ready and whose interpreter is the script `python_text`; and the
+    environment Claude Code gives its hooks (no PYTHONPATH: the launcher finds src/ itself)."""
+    import shutil
+
+    from ccstate import bootstrap, paths, store
+
+    plugin, data = root / "plugin", root / "data"
+    shutil.copytree(REPO / "hooks", plugin / "hooks")
+    (plugin / "src").symlink_to(SRC)
+    shutil.copy(REPO / "pyproject.toml", plugin / "pyproject.toml")
+    python = paths.venv_python(paths.venv_dir(data))
+    python.parent.mkdir(parents=True)
+    python.write_text(python_text)
+    python.chmod(0o755)
+    marker = {"fingerprint": bootstrap.fingerprint(plugin), "python": str(python)}
+    store.atomic_write_json(data / "venv.ready.json", marker)
+    env = hook_env(CLAUDE_PLUGIN_ROOT=str(plugin), CLAUDE_PLUGIN_DATA=str(data))
+    env.pop("PYTHONPATH")
+    return plugin, env

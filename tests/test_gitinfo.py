@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -120,3 +121,28 @@ def test_snapshot_without_gitpython_keeps_head(
     snap = gitinfo.snapshot(git_project, None)
     assert (snap.branch, snap.head) == ("main", git(git_project, "rev-parse", "HEAD"))
     assert snap.note == "GitPython is not installed; git details omitted"
+
+
+def test_read_only_git_calls_take_no_optional_locks(
+    git_project: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """#12 item 15: `git status` refreshes .git/index under index.lock unless told not to;
+    a user's concurrent `git add` then fails. Every git call ccstate makes is read-only."""
+    import shutil
+
+    real = shutil.which("git")
+    shim = tmp_path / "bin" / "git"
+    shim.parent.mkdir()
+    calls = tmp_path / "calls.log"
+    shim.write_text(
+        f'#!/bin/sh\necho "${{GIT_OPTIONAL_LOCKS:-unset}} $1" >> "{calls}"\nexec "{real}" "$@"\n'
+    )
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim.parent}{os.pathsep}{os.environ['PATH']}")
+    (git_project / "app.py").write_text("print('changed')\n")
+    base = gitinfo.read_head(git_project).sha
+    snap = gitinfo.snapshot(git_project, base)
+    assert snap.dirty and snap.note == ""
+    seen = calls.read_text().splitlines()
+    assert any(line.endswith(" status") for line in seen), seen
+    assert all(line.startswith("0 ") for line in seen), seen

@@ -46,7 +46,7 @@ PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx\nabc+/=\n-----END RSA 
         ("{'client_secret': 'zzzzzz'}", "zzzzzz", "assignment"),
         ("token: abc123def", "abc123def", "assignment"),
         ("mytool --password hunter22 -v", "hunter22", "assignment"),
-        ("mytool --api-key=k3yk3y", "k3yk3y", "assignment"),
+        ("mytool --api-key=k3Yq9TzW2xLm", "k3Yq9TzW2xLm", "assignment"),
     ],
 )
 def test_each_secret_shape_is_redacted(text: str, secret: str, kind: str) -> None:
@@ -105,3 +105,27 @@ def test_literals_only_mode_skips_the_patterns(tmp_path: Path) -> None:
 def test_same_input_same_output() -> None:
     text = f"{AWS} {GITHUB} password=x1y2"
     assert redact.redact(text) == redact.redact(text) == redact.redact(redact.redact(text))
+
+
+def test_detect_secrets_rules_are_cached_so_hooks_do_not_import_it(tmp_path: Path) -> None:
+    """Importing detect-secrets costs a SessionEnd hook hundreds of milliseconds: its regexes
+    are read once and kept in the user's cache (#12)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("detect_secrets")
+    from helpers import hook_env
+
+    code = (
+        "import sys; from ccstate import redact; "
+        "print(len(redact._maintained_rules()), 'detect_secrets' in sys.modules)"
+    )
+    env = hook_env(HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        for _ in range(2)
+    ]
+    first, second = (r.stdout.split() for r in runs)
+    assert first[1] == "True" and second == [first[0], "False"], [r.stderr for r in runs]
+    assert int(first[0]) >= 30
+    assert (tmp_path / "cache" / "ccstate" / "detect-secrets-rules.json").is_file()

@@ -33,3 +33,61 @@ def test_a_deeply_nested_line_is_skipped_not_fatal(tmp_path: Path) -> None:
         stats = transcript.ReadStats()
         assert [r["type"] for r in read(path, stats)] == ["user"]
         assert (stats.records, stats.skipped, stats.skipped_lines) == (1, 1, [2])
+
+
+# --------------------------------------------------------------------------- bounds (#12)
+
+import json as _json  # noqa: E402
+import os as _os  # noqa: E402
+import time as _time  # noqa: E402
+
+import pytest as _pytest  # noqa: E402
+
+from ccstate import transcript as _transcript  # noqa: E402
+from ccstate.handoff import scan as _scan  # noqa: E402
+
+_RECORD = _json.dumps({"type": "user", "message": {"role": "user", "content": "hi"}})
+
+
+def _with_a_long_line(path, size: int) -> None:
+    with path.open("w") as fh:
+        fh.write(_RECORD + "\n")
+        fh.write('{"type":"user","message":{"content":"' + "x" * size + '"}}\n')
+        fh.write(_RECORD + "\n")
+        fh.write("y" * size)  # and a last one without its newline
+
+
+@_pytest.mark.parametrize("reader", ["records", "light", "numbered"])
+def test_every_reader_skips_over_long_lines_unread(tmp_path, monkeypatch, reader) -> None:
+    monkeypatch.setattr(_transcript, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(_transcript, "_CHUNK", 4096)  # the light reader's smallest buffer
+    path = tmp_path / "t.jsonl"
+    _with_a_long_line(path, 50_000)
+    stats = _transcript.ReadStats()
+    if reader == "records":
+        got = list(_transcript.iter_records(path, stats))
+    elif reader == "light":
+        got = list(_transcript.iter_light_records(path, stats, max_line=4096))
+    else:
+        got = [r for _n, r in _scan.iter_numbered(path)]
+    assert [r["message"]["content"] for r in got] == ["hi", "hi"]
+    if reader != "numbered":
+        assert (stats.lines, stats.too_long) == (4, 2)
+
+
+def test_readers_refuse_what_is_not_a_regular_file(tmp_path) -> None:
+    fifo = tmp_path / "t.jsonl"
+    _os.mkfifo(fifo)
+    for read in (_transcript.iter_records, _transcript.iter_light_records):
+        with _pytest.raises(OSError, match="not a regular file"):
+            list(read(fifo))
+
+
+def test_a_deadline_stops_the_handoff_scan(tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text((_RECORD + "\n") * 100)
+    with _pytest.raises(_transcript.Deadline):
+        list(_scan.iter_numbered(path, deadline=_time.monotonic() - 1))
+    stats = _transcript.ReadStats()
+    assert list(_transcript.iter_records(path, stats, deadline=_time.monotonic() - 1)) == []
+    assert stats.stopped.startswith("stopped at line 0")

@@ -40,6 +40,7 @@ DEPENDENCY_MODULES = (
     "filelock",
     "rich",
     "orjson",
+    "detect_secrets",
 )
 
 

@@ -29,6 +29,7 @@ DEPENDENCIES = {
     "filelock": "filelock",
     "rich": "rich",
     "orjson": "orjson",
+    "detect_secrets": "detect-secrets",
 }
 MIN_CLAUDE = (2, 1, 121)  # first version that accepts PostToolUse updatedToolOutput
 

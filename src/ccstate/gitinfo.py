@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+# Every git call here only reads: it must not take `.git/index.lock` to refresh the index
+# (`git status` does by default), or a user's `git add` at the same moment fails (#12).
+READ_ONLY_ENV = {"GIT_OPTIONAL_LOCKS": "0"}
 GIT_TIMEOUT = 10  # seconds per git call; a hung git must not eat SessionEnd's budget
 MAX_COMMITS = 20
 MAX_DIFFSTAT = 200
@@ -186,6 +189,7 @@ def snapshot(project: Path, base: str | None) -> Snapshot:
         repo = git.Repo(str(project), search_parent_directories=True)
     except (git.exc.GitError, OSError) as exc:
         return _with_note(fallback, f"git: {type(exc).__name__}")
+    repo.git.update_environment(**READ_ONLY_ENV)
     return _read_repo(repo, fallback, base, git.exc.GitError)
 
 

@@ -43,10 +43,13 @@ def append_log(
     if len(body) > max_bytes:  # one entry never outgrows the whole log
         body = body[: max_bytes - 12] + "\n[truncated]\n"
     try:
-        os.makedirs(os.path.dirname(log), exist_ok=True)
+        store.ensure_private_dir(os.path.dirname(log))
         if os.path.exists(log) and os.path.getsize(log) + len(body) > max_bytes:
             os.replace(log, log + ".1")
-        with open(log, "a", encoding="utf-8") as fh:
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, store.PRIVATE_FILE_MODE)
+        with os.fdopen(fd, "a", encoding="utf-8") as fh:
+            if os.fstat(fd).st_mode & 0o777 != store.PRIVATE_FILE_MODE:
+                os.fchmod(fd, store.PRIVATE_FILE_MODE)  # a log from before #12
             fh.write(body)
     except OSError:
         pass
@@ -59,7 +62,9 @@ def write_heartbeat(
     record = {"event": event, "time": now, "outcome": outcome, "detail": dict(detail or {})}
     try:
         folder = paths.heartbeat_dir_str(os.fspath(state))
-        store.atomic_write_json(os.path.join(folder, f"{event}.json"), record, durable=False)
+        store.atomic_write_json(
+            os.path.join(folder, f"{event}.json"), record, durable=False, private=True
+        )
     except OSError:
         return
 

@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 CONFIG_NAME = ".ccstate.yaml"
 STATE_DIR_NAME = ".ccstate"
 DECISIONS_NAME = "DECISIONS.md"
-_ROOT_MARKERS = (CONFIG_NAME, STATE_DIR_NAME, ".git")
+# A `.ccstate/` alone is no marker (#12): one left in `~` would make every marker-less
+# project below it share `~`'s state and DECISIONS.md.
+_ROOT_MARKERS = (CONFIG_NAME, ".git")
 
 
 def find_project_root_str(start: str) -> str:
-    """Nearest ancestor of `start` holding `.ccstate.yaml`, `.ccstate/` or `.git`; else `start`."""
+    """Nearest ancestor of `start` holding `.ccstate.yaml` or `.git`; else `start`."""
     start = os.path.realpath(start)
     candidate = start
     while True:
@@ -35,6 +37,11 @@ def find_project_root_str(start: str) -> str:
         if parent == candidate:
             return start
         candidate = parent
+
+
+def is_filesystem_root(project: str) -> bool:
+    """No project at all (`/`): hooks write nothing there."""
+    return os.path.dirname(project) == project
 
 
 def find_project_root(start: Path) -> Path:

@@ -41,28 +41,53 @@ def sha256_hex(data: bytes) -> str:
     return _sha256(data).hexdigest()
 
 
+PRIVATE_DIR_MODE = 0o700  # state that holds file or transcript text is the user's alone (#12)
+PRIVATE_FILE_MODE = 0o600
+
+
 def ensure_state_dir(state: StrPath) -> None:
-    """Create the state dir with a `.gitignore` that keeps it out of git."""
+    """Create the state dir (private: 0700, an older 0755 one is fixed) with a `.gitignore`
+    that keeps it out of git."""
+    state = os.fspath(state)
+    ensure_private_dir(state)
     ignore = os.path.join(state, ".gitignore")
     if not os.path.exists(ignore):
-        os.makedirs(state, exist_ok=True)
         atomic_write_text(ignore, STATE_GITIGNORE)
 
 
-def atomic_write_text(path: StrPath, text: str, *, durable: bool = True) -> None:
+def ensure_private_dir(folder: StrPath) -> None:
+    """`folder` and its missing parents exist; `folder` itself is 0700 (one stat when it is)."""
+    folder = os.fspath(folder)
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        os.makedirs(folder, mode=PRIVATE_DIR_MODE, exist_ok=True)
+        st = os.stat(folder)
+    if st.st_mode & 0o777 != PRIVATE_DIR_MODE:
+        os.chmod(folder, PRIVATE_DIR_MODE)
+
+
+def atomic_write_text(
+    path: StrPath, text: str, *, durable: bool = True, private: bool = False
+) -> None:
     """Write `text` to a temp file beside `path`, then `os.replace` it into place.
 
     `durable` adds an fsync; heartbeats and caches skip it (losing one on a power cut is fine).
+    `private` makes the file 0600 whatever it was before (state holding file or transcript
+    text); otherwise an existing file keeps its mode.
     """
     path = os.fspath(path)
     folder, name = os.path.split(path)
-    os.makedirs(folder or ".", exist_ok=True)
+    if private:
+        ensure_private_dir(folder or ".")
+    else:
+        os.makedirs(folder or ".", exist_ok=True)
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    mode = _existing_mode(path)
+    mode = PRIVATE_FILE_MODE if private else _existing_mode(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
     try:
         if mode is not None:
-            os.chmod(tmp, mode)  # keep an existing file's mode
+            os.chmod(tmp, mode)  # keep an existing file's mode, or make it private
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             if durable:
@@ -88,8 +113,12 @@ def _existing_mode(path: str) -> int | None:
         return None
 
 
-def atomic_write_json(path: StrPath, data: Any, *, durable: bool = True) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n", durable=durable)
+def atomic_write_json(
+    path: StrPath, data: Any, *, durable: bool = True, private: bool = False
+) -> None:
+    atomic_write_text(
+        path, json.dumps(data, indent=2, sort_keys=True) + "\n", durable=durable, private=private
+    )
 
 
 def read_json(path: StrPath, *, now: float | None = None) -> Any:
@@ -127,14 +156,17 @@ class file_lock:  # used like a function: `with file_lock(path):`
         self._fd: int | None = None
         self._fallback: Any = None
 
-    def __enter__(self) -> None:
+    def _open(self) -> int:
         os.makedirs(os.path.dirname(self.lock_path) or ".", exist_ok=True)
+        return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+
+    def __enter__(self) -> None:
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows has no flock: use the filelock package
             self._enter_filelock()
             return
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._open()
         deadline = time.monotonic() + self.timeout
         while True:
             try:
@@ -172,3 +204,39 @@ class file_lock:  # used like a function: `with file_lock(path):`
 
     def _timeout_message(self) -> str:
         return f"{self.lock_path}: still locked after {self.timeout:g}s"
+
+
+class dir_lock(file_lock):  # used like a function: `with dir_lock(folder):`
+    """An exclusive `flock` on the directory itself: no lock file to leave behind (a project
+    root shows every file in `git status`), and every writer agrees on it whatever its state
+    dir (CCSTATE_HOME). Guards the shared files at the project root, e.g. DECISIONS.md."""
+
+    def __init__(self, folder: StrPath, timeout: float = 5.0) -> None:
+        super().__init__(folder, timeout)
+        self.lock_path = os.fspath(folder)
+
+    def _open(self) -> int:
+        return os.open(self.lock_path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
+    def _enter_filelock(self) -> None:  # pragma: no cover - Windows: a lock file beside it
+        self.lock_path = os.path.join(self.lock_path, ".ccstate.lock")
+        super()._enter_filelock()
+
+
+def sweep_temp_files(path: StrPath) -> list[str]:
+    """Remove `atomic_write_text` temp files of `path` left by killed writers. Only call it
+    while holding the lock every writer of `path` takes: then no live writer owns one."""
+    folder, name = os.path.split(os.fspath(path))
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return removed
+    for other in names:
+        if other.startswith(f".{name}.") and other.endswith(".tmp"):
+            try:
+                os.unlink(os.path.join(folder, other))
+            except OSError:
+                continue
+            removed.append(other)
+    return removed

@@ -8,10 +8,17 @@ the session is live) is skipped and counted. Standard library only.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+# Every reader is bounded (#12): a line longer than this is skipped without being held in
+# memory (the longest in ../shared/transcripts/public is 0.6 MB), and a deadline, when given,
+# is checked on every line and every chunk read.
+MAX_LINE_BYTES = 32 << 20
+_READ_CHUNK = 1 << 20
 
 
 @dataclass
@@ -20,21 +27,103 @@ class ReadStats:
 
     lines: int = 0
     records: int = 0
-    skipped: int = 0  # blank, malformed or non-object lines
+    skipped: int = 0  # blank, malformed, non-object or over-long lines
     skipped_lines: list[int] = field(default_factory=list)
+    too_long: int = 0  # lines over MAX_LINE_BYTES, skipped unread
+    stopped: str = ""  # why reading stopped early ("" when it did not)
 
 
-def iter_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict[str, Any]]:
-    """Each JSON object in `path`, in file order."""
+class Deadline(Exception):
+    """Raised by `iter_lines` when its time budget is spent."""
+
+
+def open_regular(path: Path | str) -> int:
+    """A read-only descriptor of `path`, which must be a regular file (never blocks on a FIFO);
+    OSError otherwise."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    os.set_blocking(fd, True)
+    return fd
+
+
+def iter_lines(
+    path: Path | str,
+    stats: ReadStats | None = None,
+    *,
+    deadline: float | None = None,
+    max_line: int | None = None,
+) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes without the newline) for each line of a regular file, lines over
+    `max_line` skipped (counted in `stats.too_long`); raises Deadline past `deadline`
+    (time.monotonic()). Memory stays under `max_line` plus one chunk."""
+    import time
+
     stats = stats if stats is not None else ReadStats()
-    with path.open("r", encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
+    max_line = MAX_LINE_BYTES if max_line is None else max_line
+    fd = open_regular(path)
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        pending = bytearray()
+        skipping = False
+        number = 0
+        while True:
+            if deadline is not None and time.monotonic() > deadline:
+                raise Deadline(f"stopped at line {number} (time budget)")
+            chunk = fh.read(_READ_CHUNK)
+            if not chunk:
+                break
+            start = 0
+            while (nl := chunk.find(b"\n", start)) >= 0:
+                number += 1
+                stats.lines += 1
+                if skipping or len(pending) + nl - start > max_line:
+                    stats.too_long += 1
+                    _count(stats, number, None)
+                    skipping = False
+                    pending.clear()
+                else:
+                    pending += chunk[start:nl]
+                    yield number, bytes(pending)
+                    pending.clear()
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise Deadline(f"stopped at line {number} (time budget)")
+                start = nl + 1
+            if not skipping:
+                pending += chunk[start:]
+                if len(pending) > max_line:
+                    skipping = True
+                    pending.clear()
+        if pending or skipping:  # a last line without its newline
+            number += 1
             stats.lines += 1
+            if skipping:
+                stats.too_long += 1
+                _count(stats, number, None)
+            else:
+                yield number, bytes(pending)
+
+
+def iter_records(
+    path: Path, stats: ReadStats | None = None, *, deadline: float | None = None
+) -> Iterator[dict[str, Any]]:
+    """Each JSON object in `path`, in file order (bounded: `iter_lines`). Past `deadline`
+    it stops, and `stats.stopped` says where."""
+    stats = stats if stats is not None else ReadStats()
+    try:
+        for number, line in iter_lines(path, stats, deadline=deadline):
             if not line.strip():
                 continue
-            record = _count(stats, number, _loads(line))
+            record = _count(stats, number, _loads(line.decode("utf-8", "replace")))
             if record is not None:
                 yield record
+    except Deadline as exc:
+        stats.stopped = str(exc)
 
 
 def _loads(line: str | bytes | memoryview) -> Any:
@@ -152,7 +241,10 @@ def _comma_before_tool_use_result(buf: bytearray, start: int, end: int) -> int:
 
 
 def iter_light_records(
-    path: Path, stats: ReadStats | None = None, skip_types: frozenset[str] = frozenset()
+    path: Path,
+    stats: ReadStats | None = None,
+    skip_types: frozenset[str] = frozenset(),
+    max_line: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Like `iter_records`, but skips records whose top-level `type` is in `skip_types` and
     returns user records without `toolUseResult` (and any keys after it).
@@ -162,15 +254,17 @@ def iter_light_records(
     they cannot tell is decoded in full and then skipped.
     """
     stats = stats if stats is not None else ReadStats()
+    max_line = MAX_LINE_BYTES if max_line is None else max_line
     loads = fast_loads()
     progress = "progress" in skip_types  # the most common record, skipped on short lines too
     number = 0
+    skipping = False  # inside a line longer than `max_line`
     buf = _POOL.pop() if _POOL and len(_POOL[-1]) == _CHUNK else bytearray(_CHUNK)
     view = memoryview(buf)
     filled = 0  # bytes of buf holding file data; a line may run past it into the next read
     eof = False
     try:
-        with path.open("rb", buffering=0) as fh:
+        with os.fdopen(open_regular(path), "rb", buffering=0) as fh:
             while True:
                 if not eof:
                     got = fh.readinto(view[filled:])
@@ -186,6 +280,18 @@ def iter_light_records(
                         buf[filled] = 0x0A
                     filled += 1
                 pos = 0
+                if skipping:  # the rest of an over-long line: drop it unread (#12)
+                    nl = buf.find(b"\n", 0, filled)
+                    if nl < 0 and not eof:
+                        filled = 0
+                        continue
+                    number += 1
+                    stats.lines += 1
+                    stats.too_long += 1
+                    _count(stats, number, None)
+                    if nl < 0:  # it was the last line
+                        break
+                    skipping, pos = False, nl + 1
                 while (nl := buf.find(b"\n", pos, filled)) >= 0:  # the hot loop: each line
                     number += 1
                     stats.lines += 1
@@ -216,6 +322,9 @@ def iter_light_records(
                     break
                 # keep the unfinished line: at the front, or in a bigger buffer when it fills it
                 rest = filled - pos
+                if rest == len(buf) and len(buf) >= max_line:  # too long to keep: skip it
+                    skipping, filled = True, 0
+                    continue
                 if rest == len(buf):  # one line fills the buffer: double it
                     view.release()
                     buf.extend(bytes(len(buf)))

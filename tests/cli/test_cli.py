@@ -162,3 +162,35 @@ def test_doctor_prints_brackets_in_messages_as_they_are(capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     assert "ccstate doctor: /code/[id]" in out
     assert "app/[id]/x.yaml: unknown key" in out
+
+
+def test_the_error_log_follows_dash_c(tmp_path: Path) -> None:
+    """#12 item 8: an unexpected error is logged in the state of the project given with -C,
+    not of the current directory."""
+    import subprocess
+
+    from helpers import hook_env
+
+    project, elsewhere = tmp_path / "p", tmp_path / "elsewhere"
+    (project / ".git").mkdir(parents=True)
+    (elsewhere / ".git").mkdir(parents=True)
+    code = (
+        "import sys\n"
+        "from ccstate.cli import cli, main, project_option, resolve_project\n"
+        "@cli.command('boom')\n"
+        "@project_option\n"
+        "def boom(project):\n"
+        "    resolve_project(project)\n"
+        "    raise RuntimeError('kaboom')\n"
+        f"sys.argv = ['ccstate', 'boom', '-C', {str(project)!r}]\n"
+        "main()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=elsewhere, env=hook_env(), capture_output=True, text=True
+    )
+    assert proc.returncode == 3, proc.stderr
+    log = project / ".ccstate" / "logs" / "cli.log"
+    assert "RuntimeError: kaboom" in log.read_text()
+    assert f"Check the log at {log}" in proc.stderr
+    assert not (elsewhere / ".ccstate").exists()
+    assert log.stat().st_mode & 0o777 == 0o600

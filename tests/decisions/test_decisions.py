@@ -411,6 +411,53 @@ def test_four_processes_racing_in_a_loop_get_unique_ids(project: Path, tmp_path:
     check_unique_and_complete(project, [o for o, _ in outs], titles)
 
 
+def test_twenty_writers_with_different_state_homes_lose_nothing(
+    project: Path, tmp_path: Path
+) -> None:
+    """#12 item 6: the lock sits beside what it protects (the project's DECISIONS.md), so
+    writers whose CCSTATE_HOME differ still exclude each other."""
+    procs = []
+    for w in range(20):
+        argv = [sys.executable, "-m", "ccstate", "decide", f"H{w}", "--decision", "x"]
+        env = hook_env(CCSTATE_HOME=str(tmp_path / f"home{w}"))
+        procs.append(
+            subprocess.Popen(
+                argv,
+                cwd=project,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    outs = [p.communicate(timeout=180) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 20, outs
+    printed = [o.strip() for o, _ in outs]
+    assert len(set(printed)) == 20, printed
+    check_unique_and_complete(project, printed, {f"H{w}" for w in range(20)})
+
+
+def test_a_killed_writers_temp_file_is_swept_and_no_lock_file_is_left(project: Path) -> None:
+    """#12 item 8: a `decide` killed mid-write leaves `.DECISIONS.md.<pid>.<n>.tmp`; the next
+    writer (holding the lock, so no live writer owns it) removes it. No lock file either."""
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    stale = project / ".DECISIONS.md.4242.123456.tmp"
+    stale.write_text("half a file")
+    decisions_edit.record(project, state(project), "T", "x", date="2026-01-01")
+    assert sorted(p.name for p in project.iterdir() if p.name != ".ccstate") == [
+        ".git",
+        "DECISIONS.md",
+    ]
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert status.split() == ["??", "DECISIONS.md"]
+
+
 # --------------------------------------------------------------------------- lint and fix
 
 

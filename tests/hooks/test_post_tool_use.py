@@ -5,6 +5,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ccstate import store
 from ccstate.ledger import core as ledger
 from helpers import hook_env, make_payload, read_payload, run_hook
@@ -272,3 +274,201 @@ def test_notice_and_diff_paths_import_no_slow_modules(git_project: Path) -> None
         assert "ccstate" in imported and not imported & (slow | banned), imported & (slow | banned)
         run_hook("PostToolUse", other, cwd=git_project)
     assert "changed since your Read #1" in out
+
+
+# --------------------------------------------------------------------------- faults (#12)
+
+
+def _transcript(project: Path, payload: dict, *records: dict) -> Path:
+    """Append records to the payload's transcript (Claude Code writes compact JSON lines)."""
+    path = Path(payload["transcript_path"])
+    with path.open("a") as fh:
+        for record in records:
+            fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+    return path
+
+
+BOUNDARY = {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted"}
+MICRO = {"type": "system", "subtype": "microcompact_boundary", "content": "cleared"}
+USER = {"type": "user", "message": {"role": "user", "content": "go on"}}
+
+
+def _notice_then(project: Path, payload: dict, env: dict | None = None) -> None:
+    """A first Read (full), a repeat (a notice: the ledger cites Read #1), then a Read of
+    another file, so the next Read of the first is no escape hatch: a notice, unless the
+    epoch ended."""
+    _transcript(project, payload, USER)
+    assert run_hook("PostToolUse", payload, cwd=project, env=env)[1] is None
+    assert run_hook("PostToolUse", payload, cwd=project, env=env)[1] is not None
+    other = project / "other.txt"
+    other.write_text("x\n")
+    step = read_payload(project, other, "x\n")
+    step["transcript_path"] = payload["transcript_path"]
+    assert run_hook("PostToolUse", step, cwd=project, env=env)[1] is None
+
+
+def test_a_compaction_the_state_dir_missed_still_starts_a_new_epoch(git_project: Path) -> None:
+    """Item 2: PreCompact could neither rewrite nor delete the ledger (the state dir was not
+    usable); the transcript's compact_boundary is the witness, so the next Read is full."""
+    _target, payload = _body_file(git_project)
+    _notice_then(git_project, payload)
+    state = git_project / ".ccstate"
+    state.rename(git_project / ".ccstate-away")
+    state.write_text("not a directory: every write into the state dir fails\n")
+    pre = make_payload("PreCompact", git_project, trigger="auto")
+    assert run_hook("PreCompact", pre, cwd=git_project)[:4] == (0, None, "", "")
+    _transcript(git_project, payload, BOUNDARY, USER)
+    start = make_payload("SessionStart", git_project, source="compact")
+    assert run_hook("SessionStart", start, cwd=git_project)[0] == 0
+    state.unlink()
+    (git_project / ".ccstate-away").rename(state)
+    assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
+    beat = heartbeat(git_project)["detail"]
+    assert beat["ledger_epoch"] == "transcript shows compact_boundary"
+    assert run_hook("PostToolUse", payload, cwd=git_project)[1] is not None  # cites the new Read
+
+
+def test_compaction_seen_from_another_directory_still_reaches_the_ledger(
+    git_project: Path,
+) -> None:
+    """Item 3: no CLAUDE_PROJECT_DIR, Reads from a nested repository (its own state dir),
+    PreCompact from the outer one: the transcript still ends the nested ledger's epoch."""
+    nested = git_project / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    (nested / ".git").mkdir()
+    target = nested / "big.py"
+    target.write_text(BODY)
+    payload = read_payload(nested, target, BODY)
+    payload["transcript_path"] = str(git_project / "transcript.jsonl")
+    _notice_then(nested, payload)
+    assert (nested / ".ccstate" / "ledger").is_dir()
+    pre = make_payload("PreCompact", git_project, trigger="auto")
+    assert run_hook("PreCompact", pre, cwd=git_project)[0] == 0
+    _transcript(git_project, payload, BOUNDARY, USER)
+    assert run_hook("PostToolUse", payload, cwd=nested)[:3] == (0, None, "")
+
+
+def test_microcompaction_without_a_hook_starts_a_new_epoch(git_project: Path) -> None:
+    """Item 5: Claude Code's microcompact clears old results and fires no hook."""
+    _target, payload = _body_file(git_project)
+    _notice_then(git_project, payload)
+    _transcript(git_project, payload, MICRO)
+    assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
+    assert heartbeat(git_project)["detail"]["ledger_epoch"] == (
+        "transcript shows microcompact_boundary"
+    )
+
+
+def test_an_idle_pause_long_enough_to_clear_results_starts_a_new_epoch(git_project: Path) -> None:
+    """Item 5: server-side clearing after >= 3,900 s idle writes nothing we can see."""
+    _target, payload = _body_file(git_project)
+    _notice_then(git_project, payload)
+    ledger_file = git_project / ".ccstate" / "ledger" / payload["session_id"] / "main.json"
+    data = json.loads(ledger_file.read_text())
+    data.setdefault("meta", {})["last_seen"] = time.time() - 3700
+    ledger_file.write_text(json.dumps(data))
+    assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
+    assert heartbeat(git_project)["detail"]["ledger_epoch"].startswith("idle for 370")
+
+
+def test_a_new_claude_code_process_starts_a_new_epoch(git_project: Path) -> None:
+    """A resume whose SessionStart hook never ran: CLAUDE_PID changed."""
+    _target, payload = _body_file(git_project)
+    _notice_then(git_project, payload, hook_env(CLAUDE_PID="1000"))
+    assert run_hook("PostToolUse", payload, cwd=git_project, env=hook_env(CLAUDE_PID="2000"))[
+        :3
+    ] == (0, None, "")
+
+
+def test_an_unreadable_generation_means_full_content(git_project: Path) -> None:
+    """Epoch unknown (the generation file cannot be read): serve in full."""
+    _target, payload = _body_file(git_project)
+    _notice_then(git_project, payload)
+    folder = git_project / ".ccstate" / "ledger" / payload["session_id"]
+    (folder / "generation").mkdir()
+    for _ in range(2):
+        assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")
+
+
+@pytest.mark.parametrize("agent_id", ["", 123, None, ["a"]])
+def test_an_unusable_agent_id_is_an_unknown_context(git_project: Path, agent_id: object) -> None:
+    """Item 8: a subagent whose agent_id is empty or not a string is not the main thread."""
+    _target, payload = _body_file(git_project)
+    _notice_then(git_project, payload)
+    odd = {**payload, "agent_id": agent_id}
+    for _ in range(2):
+        assert run_hook("PostToolUse", odd, cwd=git_project)[:3] == (0, None, "")
+    assert heartbeat(git_project)["detail"]["ledger_reason"] == "unknown context"
+
+
+def _run_bounded(payload: dict, project: Path, limit: float = 20.0) -> tuple[int, str, str]:
+    """The hook must finish well inside Claude Code's 10 s timeout; `limit` only stops a hang
+    (a bound, not a timing assertion)."""
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "ccstate.hooks", "PostToolUse"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        cwd=project,
+        timeout=limit,
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "/dev/urandom"])
+def test_reads_of_files_that_are_not_regular_never_hang(git_project: Path, kind: str) -> None:
+    """Item 12: hashing must not read a device without end, nor block on a FIFO (holding the
+    ledger's lock)."""
+    import os
+
+    if kind == "fifo":
+        path = git_project / "pipe"
+        os.mkfifo(path)
+    else:
+        path = Path(kind)
+    payload = read_payload(git_project, path, BODY)
+    for _ in range(2):
+        assert _run_bounded(payload, git_project)[0] == 0
+    beat = heartbeat(git_project)["detail"]
+    assert beat["ledger"] in ("full", "identical")
+
+
+def test_a_diff_of_a_huge_repetitive_file_stays_bounded(git_project: Path) -> None:
+    """Item 13: the diff is bounded in edits and work; past the bound, full content."""
+    target = git_project / "rep.py"
+    old = "".join(("}\n", "\n", "    pass\n")[i % 3] for i in range(20_000))
+    new = "".join(("\n", "}\n", "    pass\n")[i % 3] for i in range(20_000))
+    target.write_text(old)
+    first = read_payload(git_project, target, old)
+    assert _run_bounded(first, git_project)[:2] == (0, "")
+    target.write_text(new)
+    code, out, err = _run_bounded(read_payload(git_project, target, new), git_project)
+    assert (code, out, err) == (0, "", "")
+    assert heartbeat(git_project)["detail"]["ledger"] == "full"
+
+
+def test_state_that_holds_file_text_is_private_and_old_state_is_fixed(git_project: Path) -> None:
+    """Item 11: a 0600 .env Read becomes a 0600 blob in a 0700 .ccstate; a world-readable
+    state dir and log from before are fixed by the next hook."""
+    import os
+
+    state = git_project / ".ccstate"
+    (state / "logs").mkdir(parents=True)
+    os.chmod(state, 0o755)
+    (state / "logs" / "hooks.log").write_text("old line\n")
+    os.chmod(state / "logs" / "hooks.log", 0o644)
+    env_file = git_project / ".env"
+    env_file.write_text("".join(f"SECRET_{i}=value-{i}-0123456789abcdef\n" for i in range(20)))
+    env_file.chmod(0o600)
+    payload = read_payload(git_project, env_file, env_file.read_text())
+    assert run_hook("PostToolUse", payload, cwd=git_project)[0] == 0
+    run_hook("PostToolUse", "{ not json", cwd=git_project)  # a failure the guard logs
+    assert state.stat().st_mode & 0o777 == 0o700
+    assert (state / "logs" / "hooks.log").stat().st_mode & 0o777 == 0o600
+    blob = state / "ledger" / "blobs" / ledger.sha256(env_file.read_text())
+    assert blob.stat().st_mode & 0o777 == 0o600
+    for path in (state / "ledger").rglob("*"):
+        assert path.stat().st_mode & 0o777 in (0o600, 0o700), path

@@ -196,7 +196,7 @@ def test_file_sha_uses_the_stat_stamp(tmp_path: Path) -> None:
 def test_ledger_json_is_plain_and_sorted(tmp_path: Path) -> None:
     _record_read(str(tmp_path))
     data = json.loads((tmp_path / "ledger" / SID / "main.json").read_text())
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["paths"] == {"/p/a.py": [[1, 51, ledger.sha256(TEXT), 1, "1:"]]}
     assert data["history"][0]["tool_use_id"] == "toolu_1"
 
@@ -214,3 +214,69 @@ def test_capsule_section_after_compaction_names_files_with_replaced_reads(tmp_pa
         "replaced. Read again what you need of: a.py (full text comes back)."
     ]
     assert ledger_store.capsule_section(state, "/p", SID, "startup") == []
+
+
+# --------------------------------------------------------------------------- faults (#12)
+
+
+def _decide_verified(state: str, text: str = TEXT) -> ledger.Decision:
+    lines = text.split("\n")
+    file = {"filePath": "/p/a.py", "content": text, "numLines": len(lines), "startLine": 1}
+    resp = {"type": "text", "file": {**file, "totalLines": len(lines)}}
+    event = ledger.read_event({"file_path": "/p/a.py"}, resp, "/p", "toolu_x")
+    with ledger_store.open_context(state, SID, None, now=5.0, verify=True) as ctx:
+        decision = ledger.decide(ctx.ledger, event, ctx.load, ledger.Options(min_saved_chars=0))
+        ctx.ledger = ledger.record(ctx.ledger, event, decision)
+    return decision
+
+
+def test_a_slow_read_cannot_write_an_old_epoch_back(tmp_path: Path) -> None:
+    """Item 4: PreCompact gives up on the lock and deletes the ledger while a slow PostToolUse
+    holds it; that PostToolUse then writes its (old-epoch) ledger back. The generation
+    PreCompact wrote first, without the lock, makes the written-back ledger stale."""
+    state = str(tmp_path)
+    assert _decide_verified(state).kind == "full"
+    slow = ledger_store.open_context(state, SID, None, now=6.0, verify=True)
+    slow.__enter__()
+    ledger_store.EPOCH_LOCK_TIMEOUT, saved = 0.05, ledger_store.EPOCH_LOCK_TIMEOUT
+    try:
+        problems = ledger_store.start_session_epoch(state, SID, "compaction", now=7.0)
+    finally:
+        ledger_store.EPOCH_LOCK_TIMEOUT = saved
+    assert "ledger deleted instead" in problems[-1]
+    slow.ledger = ledger.with_meta(slow.ledger, touched=True)  # it had something to write
+    slow.__exit__(None, None, None)
+    assert os.path.exists(ledger_store.context_path(state, SID, None))  # the old ledger is back
+    assert _decide_verified(state).kind == "full"
+
+
+def test_a_schema_1_ledger_is_migrated_to_a_new_epoch(tmp_path: Path) -> None:
+    _record_read(str(tmp_path))
+    path = tmp_path / "ledger" / SID / "main.json"
+    data = json.loads(path.read_text())
+    del data["meta"]
+    data["schema_version"] = 1
+    path.write_text(json.dumps(data))
+    migrated, problems = ledger_store.load_ledger(str(path), now=0)
+    assert problems == []
+    assert (migrated.epoch, migrated.epoch_reason, migrated.paths) == (2, "schema upgrade", {})
+    assert migrated.stats["reads"] == 1 and migrated.files == ledger_store.from_json(data).files
+
+
+def test_state_files_are_private(tmp_path: Path) -> None:
+    """Item 11: blobs, ledgers and logs hold file text: 0600 files in 0700 folders, and an
+    older, world-readable state dir is fixed on the next write."""
+    state = tmp_path / ".ccstate"
+    state.mkdir(mode=0o755)
+    os.chmod(state, 0o755)
+    store.ensure_state_dir(state)
+    _record_read(str(state))
+    assert state.stat().st_mode & 0o777 == 0o700
+    blob = state / "ledger" / "blobs" / ledger.sha256(TEXT)
+    assert blob.stat().st_mode & 0o777 == 0o600
+    assert blob.parent.stat().st_mode & 0o777 == 0o700
+    main = state / "ledger" / SID / "main.json"
+    assert main.stat().st_mode & 0o777 == 0o600
+    os.chmod(main, 0o644)
+    _record_read(str(state))
+    assert main.stat().st_mode & 0o777 == 0o600

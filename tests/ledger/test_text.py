@@ -73,3 +73,69 @@ def test_the_notice_tag_is_what_read_event_refuses_as_content() -> None:
     resp = {"type": "text", "file": {"filePath": "/p/f.py", "content": ledger_text.NOTICE_TAG,
                                      "numLines": 1, "startLine": 1, "totalLines": 1}}  # fmt: skip
     assert ledger.read_event({"file_path": "/p/f.py"}, resp, "/").skip == "already a ccstate notice"
+
+
+def _apply(old: list[str], body: str, start: int = 1) -> list[str]:
+    """Apply a unified diff (hunks only) to `old`; checks every context and removed line."""
+    rows = body.split("\n") if body else []
+    out: list[str] = []
+    pos = 0  # index into old
+    i = 0
+    while i < len(rows):
+        header = rows[i].split()
+        old_from = int(header[1][1:].split(",")[0])
+        old_len = int(header[1].split(",")[1]) if "," in header[1] else 1
+        begin = old_from - start + (0 if old_len else 1)
+        out += old[pos:begin]
+        pos = begin
+        i += 1
+        while i < len(rows) and not rows[i].startswith("@@"):
+            tag, text = rows[i][0], rows[i][1:]
+            if tag in " -":
+                assert old[pos] == text, (pos, old[pos], text)
+                pos += 1
+            if tag in " +":
+                out.append(text)
+            i += 1
+    return out + old[pos:]
+
+
+def test_random_edits_give_minimal_diffs_that_apply() -> None:
+    import difflib
+    import random
+
+    rng = random.Random(12)
+    for _ in range(3000):
+        alphabet = "abc"[: rng.randint(1, 3)]
+        old = [rng.choice(alphabet) for _ in range(rng.randint(0, 14))]
+        new = list(old)
+        for _ in range(rng.randint(0, 6)):
+            roll = rng.random()
+            if roll < 0.3 and new:
+                del new[rng.randrange(len(new))]
+            elif roll < 0.6:
+                new.insert(rng.randint(0, len(new)), rng.choice(alphabet))
+            elif new:
+                new[rng.randrange(len(new))] = rng.choice("abcd")
+        body = ledger_text.render_diff(old, 1, new, 1)
+        assert body is not None
+        assert _apply(old, body) == new, (old, new, body)
+        ours = sum(r[0] in "+-" for r in body.split("\n") if r and not r.startswith("@@"))
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        theirs = sum(
+            i2 - i1 + j2 - j1 for t, i1, i2, j1, j2 in matcher.get_opcodes() if t != "equal"
+        )
+        assert ours <= theirs  # Myers is minimal; difflib need not be
+
+
+def test_a_diff_past_its_bounds_is_none() -> None:
+    old = ["}", "", "    pass"] * 3000
+    new = ["", "}", "    pass"] * 3000
+    assert ledger_text.render_diff(old, 1, new, 1) is None  # work bound
+    many = [f"line {i}" for i in range(2000)]
+    changed = [f"line {i}" if i % 3 else "x" for i in range(2000)]
+    assert ledger_text.render_diff(many, 1, changed, 1) is None  # edit bound
+    far = list(many)
+    far[5], far[1990] = "first", "last"  # two edits far apart: found quickly
+    body = ledger_text.render_diff(many, 1, far, 1)
+    assert body is not None and body.count("@@") == 4

@@ -47,12 +47,17 @@ def project_option(func: F) -> F:
         "-C",
         type=click.Path(file_okay=False, path_type=Path),
         default=None,
-        help="Project directory (default: nearest parent with .ccstate.yaml, .ccstate/ or .git).",
+        help="Project directory (default: nearest parent with .ccstate.yaml or .git).",
     )(func)
 
 
+_resolved: list[Path] = []  # the project the running command resolved (for the error log)
+
+
 def resolve_project(project: Path | None) -> Path:
-    return paths.find_project_root(project or Path.cwd())
+    root = paths.find_project_root(project or Path.cwd())
+    _resolved[:] = [root]
+    return root
 
 
 # command name -> module in ccstate.cli that registers it on `cli` when imported. Commands
@@ -104,10 +109,14 @@ def error_handler() -> Iterator[None]:
     except Exception as exc:
         import traceback
 
-        log = paths.state_dir(resolve_project(None)) / "logs" / "cli.log"
+        project = _resolved[0] if _resolved else resolve_project(None)  # honours -C
+        log = paths.state_dir(project) / "logs" / "cli.log"
         with contextlib.suppress(OSError):
-            log.parent.mkdir(parents=True, exist_ok=True)
-            with log.open("a", encoding="utf-8") as fh:
+            from ccstate import store
+
+            store.ensure_private_dir(log.parent)
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, store.PRIVATE_FILE_MODE)
+            with os.fdopen(fd, "a", encoding="utf-8") as fh:
                 fh.write(traceback.format_exc())
         click.echo(f"An unexpected error has occurred: {type(exc).__name__}: {exc}", err=True)
         click.echo(f"Check the log at {log}", err=True)

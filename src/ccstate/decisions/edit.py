@@ -1,9 +1,10 @@
 """Change DECISIONS.md: record, supersede, revert, under one lock, one atomic write.
 
 Edits are surgical (`Patch`: only the lines that change), so text a person wrote
-by hand is never reformatted. The lock is `store.file_lock` on
-`<state dir>/DECISIONS.md.lock` (flock; filelock's Unix backend is the same), so
-concurrent writers get unique, monotonic IDs.
+by hand is never reformatted. The lock is `store.dir_lock` on the folder that holds
+DECISIONS.md (a flock on the directory: beside what it protects, the same for every
+writer whatever its CCSTATE_HOME, and no lock file in the work tree), so concurrent
+writers get unique, monotonic IDs. Temp files of killed writers are swept under it.
 """
 
 from __future__ import annotations
@@ -103,8 +104,8 @@ def add_supersedes(patch: Patch, entry: Entry, number: int) -> None:
 def edit_log(project: Path, state: Path, change: Callable[[Log, Patch, Path], T]) -> T:
     """Lock, read (the template when the file is absent), refuse errors, change, write once."""
     path = paths.decisions_path(project)
-    store.ensure_state_dir(state)
-    with store.file_lock(state / paths.DECISIONS_NAME, timeout=LOCK_TIMEOUT_S):
+    with store.dir_lock(project, timeout=LOCK_TIMEOUT_S):
+        store.sweep_temp_files(path)
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:

@@ -163,8 +163,8 @@ class Fixed:
 def fix_file(project: Path, state: Path) -> tuple[str, ...]:
     """`lint --fix` on the project's DECISIONS.md, under the writers' lock; what it changed."""
     path = paths.decisions_path(project)
-    store.ensure_state_dir(state)
-    with store.file_lock(state / paths.DECISIONS_NAME, timeout=LOCK_TIMEOUT_S):
+    with store.dir_lock(project, timeout=LOCK_TIMEOUT_S):
+        store.sweep_temp_files(path)
         text = path.read_text(encoding="utf-8")
         fixed = fix_text(text, str(path))
         if fixed.text != text:

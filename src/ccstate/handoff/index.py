@@ -119,7 +119,9 @@ def record_start(project: Path, state: Path, session_id: str) -> None:
     from ccstate import store
 
     try:
-        store.atomic_write_json(path, {"branch": head.branch, "head": head.sha}, durable=False)
+        store.atomic_write_json(
+            path, {"branch": head.branch, "head": head.sha}, durable=False, private=True
+        )
     except OSError:
         return  # only the diffstat base is lost (the reflog stands in); the capsule must not be
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ccstate.transcript import message_content
+from ccstate.transcript import iter_lines, message_content
 
 TEXT_CAP = 4000  # characters kept from any one prompt, command or output
 FILE_TOOLS = {"Edit": "edited", "MultiEdit": "edited", "NotebookEdit": "edited", "Write": "written"}
@@ -339,19 +339,22 @@ def _failure_line(text: str) -> str:
     return lines[0] if lines else ""
 
 
-def iter_numbered(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_numbered(
+    path: Path, deadline: float | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each JSON object line of `path`; odd lines are skipped.
 
-    Plain `json.loads` per line: about 0.5 s for 57 MB here, far inside SessionEnd's 30 s.
+    Bounded (#12): a regular file only, lines over `transcript.MAX_LINE_BYTES` skipped unread,
+    `transcript.Deadline` raised past `deadline` (checked on every line). Plain `json.loads`
+    per line: about 0.5 s for 57 MB here, far inside SessionEnd's 30 s.
     """
-    with path.open("rb") as fh:
-        for number, line in enumerate(fh, start=1):
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError):  # a partial line; nesting no transcript has
-                continue
-            if isinstance(record, dict):
-                yield number, record
+    for number, line in iter_lines(path, deadline=deadline):
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):  # a partial line; nesting no transcript has
+            continue
+        if isinstance(record, dict):
+            yield number, record
 
 
 def block_text(content: Any) -> str:

@@ -24,6 +24,7 @@ from ccstate.errors import StateError
 from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import index as handoff
 from ccstate.handoff.scan import Scan, iter_numbered
+from ccstate.transcript import Deadline
 
 SCAN_SECONDS = 20.0  # SessionEnd has 30 s (wiring.HOOK_SPECS); leave room for git and writing
 MAX_NOTES = 10
@@ -48,10 +49,13 @@ def scan_transcript(path: Path | None, deadline: float | None = None) -> tuple[S
     scan = Scan()
     if path is None or not path.is_file():
         return scan, "no transcript" if path is None else f"transcript not found: {path.name}"
-    for line, record in iter_numbered(path):
-        scan.feed(line, record)
-        if deadline is not None and line % 500 == 0 and time.monotonic() > deadline:
-            return scan, f"transcript scan stopped at line {line} (time budget)"
+    try:
+        for line, record in iter_numbered(path, deadline):
+            scan.feed(line, record)
+    except Deadline as exc:
+        return scan, f"transcript scan {exc}"
+    except OSError as exc:  # e.g. a FIFO or a device where the transcript should be
+        return scan, f"transcript not read: {exc.strerror or exc}"
     return scan, ""
 
 
@@ -173,14 +177,14 @@ def persist(
         if isinstance(old, dict) and old.get("fingerprint") == fingerprint and path.is_file():
             return WriteResult(session, path, False, handoff_doc.estimate_tokens(text), text)
         index["seq"] = int(index.get("seq", 0)) + 1
-        store.atomic_write_text(path, text)
-        store.atomic_write_json(path.with_suffix(".json"), doc.to_json())
+        store.atomic_write_text(path, text, private=True)
+        store.atomic_write_json(path.with_suffix(".json"), doc.to_json(), private=True)
         if isinstance(old, dict) and old.get("path") not in (None, rel):
             _remove(Path(handoff.handoff_dir(state)) / str(old["path"]))
         index["sessions"][session] = _entry(doc, rel, int(index["seq"]), fingerprint)
         _append_progress(state, config, _progress_entry(doc, rel))
         _prune(state, index, int(config.get("handoff.keep_sessions")))
-        store.atomic_write_json(handoff.index_path(state), index)
+        store.atomic_write_json(handoff.index_path(state), index, private=True)
     return WriteResult(session, path, True, handoff_doc.estimate_tokens(text), text)
 
 
@@ -221,7 +225,7 @@ def _append_progress(state: Path, config: Config, entry: str) -> None:
     if len(current.encode("utf-8")) + len(entry.encode("utf-8")) > limit:
         _rotate(log, int(config.get("handoff.progress_archives")))
         current = "# ccstate progress log (append-only; newest last; older entries in archive/)\n\n"
-    store.atomic_write_text(log, current + entry)
+    store.atomic_write_text(log, current + entry, private=True)
 
 
 def _rotate(log: Path, keep: int) -> None:
@@ -329,7 +333,7 @@ def add_note(
     with store.file_lock(handoff.notes_path(state, session), timeout=10.0):
         store.ensure_state_dir(state)
         store.atomic_write_json(
-            handoff.notes_path(state, session), {"schema_version": 1, "notes": notes}
+            handoff.notes_path(state, session), {"schema_version": 1, "notes": notes}, private=True
         )
     entry = handoff.read_index(state)["sessions"].get(session)
     if not isinstance(entry, dict):

@@ -50,6 +50,8 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
         inp = hookio.parse(event, text)
         project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
         state = paths.state_dir_str(project, environ)
+        if paths.is_filesystem_root(project):
+            return  # no project: nothing to remember, nowhere to write (#12)
         env = _make_env(project, state, started, environ)
         handler = importlib.import_module(HANDLERS[event])
         result = handler.handle(inp, env)
@@ -62,6 +64,47 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
         hooklog.write_heartbeat(state, event, outcome, now=started, detail=detail)
     except (Exception, KeyboardInterrupt) as exc:
         _fail(project, state, event, exc, text, started)
+
+
+def begin_epoch(event: str, text: str, environ: Mapping[str, str]) -> None:
+    """PreCompact, SessionStart `compact` and `resume` end the read ledger's epoch; the plugin
+    launcher does it here, in its own process, before a venv interpreter could fail (#12).
+    Standard library only; never raises (the handler does it again and logs problems)."""
+    try:
+        inp = hookio.parse(event, text)
+        from ccstate.ledger import store as ledger_store
+
+        reason = ledger_store.epoch_reason(event, inp.source)
+        if not reason:
+            return
+        project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
+        if paths.is_filesystem_root(project):
+            return
+        state = paths.state_dir_str(project, environ)
+        ledger_store.start_session_epoch(state, inp.session_id, reason, now=time.time())
+    except Exception:
+        return
+
+
+def note(event: str, text: str, environ: Mapping[str, str], line: str) -> None:
+    """Append a launcher problem to the project's hook log (never raises)."""
+    try:
+        now = time.time()
+        try:
+            cwd = hookio.parse(event, text).cwd
+        except hookio.PayloadError:
+            cwd = _project_guess(environ)
+        project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or cwd)
+        if paths.is_filesystem_root(project):
+            return
+        state = paths.state_dir_str(project, environ)
+        from ccstate import redact
+
+        line = redact.Redactor().redact(f"{event}: {line}; ran in-process")
+        max_bytes = int(config.load_for_hook(project, state).get("log.max_bytes"))
+        hooklog.append_log(state, line, max_bytes=max_bytes, now=now)
+    except Exception:
+        return
 
 
 def _make_env(project: str, state: str, now: float, environ: Mapping[str, str]) -> HookEnv:
@@ -84,6 +127,8 @@ def _make_env(project: str, state: str, now: float, environ: Mapping[str, str]) 
 def _fail(
     project: str, state: str, event: str, exc: BaseException, payload: str, now: float
 ) -> None:
+    if paths.is_filesystem_root(project):
+        return
     try:
         import traceback  # only failures pay for it
 

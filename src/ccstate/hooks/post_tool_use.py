@@ -42,7 +42,7 @@ def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     read = ledger.read_event(inp.tool_input, inp.tool_response, inp.cwd, inp.tool_use_id or "")
     if not opts.enabled or not read.path:
         return HookResult.noop(**detail, ledger="off" if not opts.enabled else read.skip)
-    decision = _answer(inp, env, read, opts)
+    decision = _answer(inp, env, read, opts, detail)
     detail.update(ledger=decision.kind, ledger_reason=decision.reason)
     if not decision.replaced:
         return HookResult.noop(**detail)
@@ -53,16 +53,31 @@ def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     )
 
 
-def _answer(inp: HookInput, env: HookEnv, read: ReadEvent, opts: Options) -> Decision:
-    """The ledger's answer to a Read or shell read, recorded in this context's ledger; full
-    content when the ledger stays locked."""
+def _answer(
+    inp: HookInput, env: HookEnv, read: ReadEvent, opts: Options, detail: dict[str, Any]
+) -> Decision:
+    """The ledger's answer to a Read or shell read, recorded in this context's ledger. Full
+    content when the context is unknown, the ledger stays locked, or a witness says the epoch
+    ended (docs/RELIABILITY.md); a new epoch goes into `detail`."""
     from ccstate.errors import StateError
     from ccstate.ledger import core as ledger
     from ccstate.ledger import store as ledger_store
+    from ccstate.ledger import witness
 
     what = "shell read" if read.command else "Read"
+    if not _context_known(inp):
+        return ledger.Decision("full", "unknown context")
+    transcript = witness.transcript_for(inp.transcript_path, inp.session_id, inp.agent_id)
     try:
-        with ledger_store.open_context(env.state, inp.session_id, inp.agent_id, now=env.now) as ctx:
+        with ledger_store.open_context(
+            env.state,
+            inp.session_id,
+            inp.agent_id,
+            now=env.now,
+            verify=True,
+            transcript=transcript,
+            pid=env.environ.get("CLAUDE_PID", ""),
+        ) as ctx:
             decision = ledger.decide(ctx.ledger, read, ctx.load, opts)
             cached = ctx.ledger.files.get(read.path)
             sha, stamp = ledger_store.file_sha(read.path, cached) if not read.skip else ("", None)
@@ -75,6 +90,9 @@ def _answer(inp: HookInput, env: HookEnv, read: ReadEvent, opts: Options) -> Dec
         return ledger.Decision("full", "ledger locked")
     for problem in ctx.problems:
         _log(env, f"read ledger: {problem}")
+    if ctx.reset:
+        _log(env, f"read ledger: new epoch ({ctx.reset})")
+        detail["ledger_epoch"] = ctx.reset
     return decision
 
 
@@ -97,7 +115,7 @@ def _on_shell_read(
     read = shell.read_event(target, output, text or "", inp.tool_use_id or "", command)
     if text is None or read is None:
         return HookResult.noop(**detail, shell_read="output is not the file's text")
-    decision = _answer(inp, env, read, shell.options(opts))
+    decision = _answer(inp, env, read, shell.options(opts), detail)
     detail.update(shell_read=target.path, ledger=decision.kind, ledger_reason=decision.reason)
     if not decision.replaced:
         return HookResult.noop(**detail)
@@ -172,6 +190,12 @@ def _digest(
         return HookResult.noop(**detail, digest="original not kept")
     detail.update(digest=body.how, original_chars=len(text), digest_chars=len(digest))
     return hookio.output_result(name, inp.tool_response, digest, detail)
+
+
+def _context_known(inp: HookInput) -> bool:
+    """An `agent_id` that is there but not a non-empty string names no context we can key:
+    its Reads must not be filed under the main thread (serve in full, record nothing)."""
+    return "agent_id" not in inp.raw or bool(inp.agent_id)
 
 
 def _log(env: HookEnv, line: str) -> None:

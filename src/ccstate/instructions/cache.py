@@ -68,7 +68,9 @@ def to_cache(report: Report) -> dict[str, Any]:
 def write(state: str, report: Report) -> dict[str, Any]:
     data = to_cache(report)
     try:
-        store.atomic_write_json(paths.claude_md_cache_path_str(state), data, durable=False)
+        store.atomic_write_json(
+            paths.claude_md_cache_path_str(state), data, durable=False, private=True
+        )
     except OSError:  # a read-only state dir: recompute next time
         return data
     return data

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Claim", "Decision", "Ledger", "Options", "ReadEvent", "Segment"]  # re-exported
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: `meta` (generation, transcript witness, last event, pid); #12
 MAX_PATHS = 256  # per context; the least recently read path goes first
 MAX_SEGMENTS = 12  # per path; segments covered by a newer one go first
 MAX_HISTORY = 64  # per context, newest kept
@@ -255,6 +255,8 @@ def _diff(
     if old is None:
         return None
     body = ledger_text.render_diff(old, base.start, list(read.lines), read.start)
+    if body is None:  # too many edits, or too costly to find: full content
+        return None
     note = ledger_text.diff_note(read, base, body)
     notice = ledger_text.diff_notice(read, base)
     if len(note) > MAX_CONTEXT_CHARS or len(body) > opts.diff_max_ratio * len(read.content):
@@ -352,6 +354,7 @@ def record(
         stats=stats,
         files=files,
         shell_reads=-read_no if read.command else ledger.shell_reads,
+        meta=ledger.meta,
     )
 
 
@@ -374,7 +377,19 @@ def new_epoch(ledger: Ledger, reason: str) -> Ledger:
         history=ledger.history,
         stats=stats,
         files=ledger.files,
+        meta=ledger.meta,
     )
+
+
+def with_meta(ledger: Ledger, **meta: Any) -> Ledger:
+    """The ledger with `meta` entries set (the epoch's witnesses, docs/RELIABILITY.md)."""
+    return _with(ledger, meta={**ledger.meta, **meta})
+
+
+def _with(ledger: Ledger, **changes: Any) -> Ledger:
+    """A copy of `ledger` with some fields replaced (records are values)."""
+    fields = {name: getattr(ledger, name) for name in Ledger.__slots__}
+    return Ledger(**{**fields, **changes})
 
 
 def replaced_paths(ledger: Ledger, epoch: int) -> list[str]:

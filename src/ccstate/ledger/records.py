@@ -196,13 +196,16 @@ class Ledger(_Record):
     sha of the text then) of the last Read when it was replaced (the escape hatch); `files`
     maps a path to
     {"stamp": [mtime_ns, size, inode], "sha": file sha256}, so an unchanged file is not hashed
-    again."""
+    again. `meta` holds what proves the epoch is still current (docs/RELIABILITY.md): the
+    session `generation` it was built under, the transcript position checked (`witness`), the
+    time of its last event (`last_seen`) and the Claude Code process (`pid`)."""
 
     __slots__ = (
         "epoch",
         "epoch_reason",
         "files",
         "history",
+        "meta",
         "paths",
         "pending",
         "reads",
@@ -221,6 +224,7 @@ class Ledger(_Record):
         stats: Mapping[str, int] | None = None,
         files: Mapping[str, Mapping[str, Any]] | None = None,
         shell_reads: int = 0,
+        meta: Mapping[str, Any] | None = None,
     ) -> None:
         self.epoch = epoch
         self.epoch_reason = epoch_reason
@@ -231,3 +235,4 @@ class Ledger(_Record):
         self.stats: Mapping[str, int] = stats if stats is not None else {}
         self.files: Mapping[str, Mapping[str, Any]] = files if files is not None else {}
         self.shell_reads = shell_reads  # shell reads in this epoch: "shell read #n" in notices
+        self.meta: Mapping[str, Any] = meta if meta is not None else {}

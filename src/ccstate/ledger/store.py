@@ -13,11 +13,20 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 
 from ccstate import store
 from ccstate.errors import StateError
-from ccstate.ledger.core import SCHEMA_VERSION, Ledger, Segment, new_epoch, replaced_paths
+from ccstate.ledger import witness
+from ccstate.ledger.core import (
+    SCHEMA_VERSION,
+    Ledger,
+    Segment,
+    new_epoch,
+    replaced_paths,
+    with_meta,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +63,10 @@ def _safe(name: str) -> str:
 
 class open_context:  # used like a function: `with open_context(...) as ctx:`
     """Lock and load one context's ledger. Read `ledger`, assign the new one, `keep` text the
-    context received; on a clean exit the blobs are written first, then the ledger."""
+    context received; on a clean exit the blobs are written first, then the ledger.
+
+    With `verify`, the epoch's witnesses are checked first (`verify_epoch`): a ledger they do
+    not vouch for starts a new epoch, and `reset` says why."""
 
     def __init__(
         self,
@@ -64,12 +76,17 @@ class open_context:  # used like a function: `with open_context(...) as ctx:`
         *,
         now: float,
         timeout: float = LOCK_TIMEOUT,
+        verify: bool = False,
+        transcript: str = "",
+        pid: str = "",
     ) -> None:
         self.state = state
         self.path = context_path(state, session_id, agent_id)
         self.now = now
         self.ledger = self.original = Ledger()
         self.problems: list[str] = []
+        self.reset = ""
+        self._verify = (transcript, pid) if verify else None
         self._blobs: list[str] = []
         self._lock = store.file_lock(self.path, timeout=timeout)
 
@@ -77,10 +94,16 @@ class open_context:  # used like a function: `with open_context(...) as ctx:`
         self._lock.__enter__()
         try:
             self.ledger, self.problems = load_ledger(self.path, now=self.now)
+            self.original = self.ledger
+            if self._verify is not None:
+                folder = os.path.dirname(self.path)
+                transcript, pid = self._verify
+                self.ledger, self.reset = verify_epoch(
+                    self.ledger, folder, transcript, pid, now=self.now
+                )
         except BaseException:
             self._lock.__exit__(None, None, None)
             raise
-        self.original = self.ledger
         return self
 
     def __exit__(
@@ -93,7 +116,11 @@ class open_context:  # used like a function: `with open_context(...) as ctx:`
             if exc_type is None and self.ledger is not self.original:
                 for text in self._blobs:  # first: a ledger never names text not written
                     write_blob(self.state, text)
-                store.atomic_write_json(self.path, to_json(self.ledger), durable=False)
+                if self._verify is not None:
+                    self.ledger = with_meta(self.ledger, last_seen=self.now)
+                store.atomic_write_json(
+                    self.path, to_json(self.ledger), durable=False, private=True
+                )
         finally:
             self._lock.__exit__(exc_type, exc, tb)
 
@@ -105,6 +132,37 @@ class open_context:  # used like a function: `with open_context(...) as ctx:`
 
     def keep(self, text: str) -> None:
         self._blobs.append(text)
+
+
+def verify_epoch(
+    ledger: Ledger, folder: str, transcript: str, pid: str, *, now: float
+) -> tuple[Ledger, str]:
+    """(the ledger, or a new epoch of it, and why) after asking every witness whether the
+    context may have lost Read results since the ledger's last event (ledger/witness.py)."""
+    meta = ledger.meta
+    reasons = []
+    generation = witness.read_generation(folder)
+    if generation is None:
+        reasons.append("session generation unreadable")
+    elif generation != meta.get("generation", ""):
+        reasons.append("new session generation (compaction or resume)")
+    idle = witness.idle_reason(meta.get("last_seen"), now)
+    if idle:
+        reasons.append(idle)
+    if pid and meta.get("pid") and pid != meta.get("pid"):
+        reasons.append("Claude Code restarted (resume)")
+    seen = meta.get("witness")
+    why, position = witness.scan(
+        transcript, seen if isinstance(seen, dict) else {}, must_scan=bool(ledger.paths)
+    )
+    if why:
+        reasons.append(why)
+    reason = "; ".join(reasons) if ledger.reads or ledger.paths else ""
+    fresh = new_epoch(ledger, f"witness: {reason}") if reason else ledger
+    token = generation if generation is not None else "?unreadable"
+    return with_meta(fresh, generation=token, witness=position, pid=pid or meta.get("pid", "")), (
+        reason
+    )
 
 
 def load_ledger(path: str, *, now: float) -> tuple[Ledger, list[str]]:
@@ -142,13 +200,33 @@ def to_json(ledger: Ledger) -> dict[str, Any]:
         "stats": dict(ledger.stats),
         "files": {path: dict(info) for path, info in ledger.files.items()},
         "shell_reads": ledger.shell_reads,
+        "meta": dict(ledger.meta),
     }
 
 
 def from_json(data: Any) -> Ledger:
-    """Strict: anything unexpected raises, and the caller treats the file as corrupt."""
+    """Strict: anything unexpected raises, and the caller treats the file as corrupt. An older
+    schema is migrated (`_migrate`)."""
+    if isinstance(data, dict) and data.get("schema_version") == 1:
+        return _migrate_v1(data)
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"not a schema {SCHEMA_VERSION} ledger")
+    meta = data["meta"]
+    if not isinstance(meta, dict):
+        raise ValueError("bad meta")
+    return _parse(data, meta)
+
+
+def _migrate_v1(data: dict[str, Any]) -> Ledger:
+    """Schema 1 had no witnesses (#12): nothing proves its epoch is current, so keep history,
+    counters and the stat cache, and start a new epoch."""
+    old = _parse(data, {})
+    if not old.reads and not old.paths:
+        return old
+    return new_epoch(old, "schema upgrade")
+
+
+def _parse(data: dict[str, Any], meta: dict[str, Any]) -> Ledger:
     paths: dict[str, tuple[Segment, ...]] = {}
     for path, rows in data["paths"].items():
         segments = []
@@ -168,7 +246,8 @@ def from_json(data: Any) -> Ledger:
         history=tuple(dict(h) for h in data["history"]),
         stats={str(k): int(v) for k, v in data["stats"].items()},
         files={str(k): dict(v) for k, v in data["files"].items()},
-        shell_reads=int(data.get("shell_reads", 0)),  # absent before shell reads (#15)
+        shell_reads=int(data.get("shell_reads", 0)),
+        meta=meta,
     )
 
 
@@ -184,16 +263,31 @@ def start_epoch(
 
 
 def start_session_epoch(state: str, session_id: str, reason: str, *, now: float) -> list[str]:
-    """New epoch for every context of a session: the main thread and each subagent."""
+    """New epoch for every context of a session: the main thread and each subagent. The new
+    generation comes first and takes no lock: whatever happens to the resets, every ledger
+    written before it is out of date (a slow PostToolUse cannot write an old epoch back)."""
     folder = os.path.join(ledger_dir(state), _safe(session_id))
+    problems = new_generation(folder, now=now)
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
     except OSError:
-        return []
-    problems: list[str] = []
+        return problems
     for name in names:
         problems += _reset(os.path.join(folder, name), reason, now)
     return problems
+
+
+def new_generation(folder: str, *, now: float) -> list[str]:
+    """Write a new generation token for the session folder; problems to log."""
+    token = f"{int(now * 1e6)}-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        store.ensure_private_dir(folder)
+        store.atomic_write_text(
+            os.path.join(folder, witness.GENERATION_NAME), token + "\n", private=True
+        )
+    except OSError as exc:
+        return [f"{folder}: new generation not written ({exc})"]
+    return []
 
 
 def _reset(path: str, reason: str, now: float) -> list[str]:
@@ -204,7 +298,7 @@ def _reset(path: str, reason: str, now: float) -> list[str]:
             ledger, problems = load_ledger(path, now=now)
             fresh = new_epoch(ledger, reason)
             if fresh is not ledger:
-                store.atomic_write_json(path, to_json(fresh), durable=False)
+                store.atomic_write_json(path, to_json(fresh), durable=False, private=True)
             return problems
     except (OSError, StateError) as exc:
         try:
@@ -229,10 +323,11 @@ def write_blob(state: str, text: str) -> str:
         return sha
     except FileNotFoundError:
         pass
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    store.ensure_private_dir(os.path.dirname(path))
     tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
     try:
-        with open(tmp, "xb") as fh:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, store.PRIVATE_FILE_MODE)
+        with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
     except BaseException:
@@ -261,21 +356,32 @@ def read_blob(state: str, sha: str) -> str | None:
 
 
 def file_sha(path: str, cache: Mapping[str, Any] | None) -> tuple[str, list[int] | None]:
-    """(sha256 of the file on disk, its stat stamp); a matching stamp in `cache` skips hashing."""
+    """(sha256 of the file on disk, its stat stamp); a matching stamp in `cache` skips hashing.
+    Regular files only, read at most MAX_HASH_BYTES: a FIFO, `/dev/zero` or a socket never
+    blocks the hook (#12); they get no sha."""
     try:
-        st = os.stat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return "", None
-    stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
-    if cache and cache.get("stamp") == stamp and isinstance(cache.get("sha"), str):
-        return str(cache["sha"]), stamp
-    if st.st_size > MAX_HASH_BYTES:
-        return "", stamp
     try:
-        with open(path, "rb") as fh:
-            return store.sha256_hex(fh.read()), stamp
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "", None
+        stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
+        if cache and cache.get("stamp") == stamp and isinstance(cache.get("sha"), str):
+            return str(cache["sha"]), stamp
+        if st.st_size > MAX_HASH_BYTES:
+            return "", stamp
+        data = os.read(fd, MAX_HASH_BYTES + 1)
+        while len(data) <= MAX_HASH_BYTES and (more := os.read(fd, MAX_HASH_BYTES + 1)):
+            data += more
+        if len(data) > MAX_HASH_BYTES:
+            return "", stamp
+        return store.sha256_hex(data), stamp
     except OSError:
-        return "", stamp
+        return "", None
+    finally:
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------- bounds
@@ -331,6 +437,17 @@ def _size(entry: os.DirEntry[str]) -> int:
 # --------------------------------------------------------------------------- hook entry points
 
 
+def epoch_reason(event: str, source: str | None) -> str:
+    """Why this lifecycle event ends the epoch ("" when it does not)."""
+    if event == "PreCompact":
+        return "compaction"
+    if event == "SessionStart" and source == "compact":
+        return "compaction (SessionStart)"
+    if event == "SessionStart" and source == "resume":
+        return "resume"
+    return ""
+
+
 def on_lifecycle(
     state: str,
     event: str,
@@ -344,12 +461,7 @@ def on_lifecycle(
     """SessionStart / PreCompact bookkeeping (docs/LEDGER.md "Epochs"): a compaction or a resume
     starts a new epoch for every context of the session; startup and /clear prune the store.
     Never raises for I/O trouble: problems go to the hook log. Returns heartbeat detail."""
-    if event == "PreCompact" or source == "compact":
-        reason = "compaction" if event == "PreCompact" else "compaction (SessionStart)"
-    elif source == "resume":
-        reason = "resume"
-    else:
-        reason = ""
+    reason = epoch_reason(event, source)
     problems: list[str] = []
     try:
         if reason:

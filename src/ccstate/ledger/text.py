@@ -3,7 +3,7 @@
 Wording rules (docs/LEDGER.md "What the model sees"): a notice is one line shown as line 0 (no
 file has a line 0), starts with NOTICE_TAG, names the path, the line range, the Read it points
 to and a short sha, and says how to get the full text again. Notes ride in additionalContext.
-Standard library only; difflib is imported only when a diff is due.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -65,13 +65,21 @@ def diff_notice(read: ReadEvent, base: Segment) -> str:
     )
 
 
-def render_diff(old: list[str], old_start: int, new: list[str], new_start: int) -> str:
-    """Unified diff hunks, 3 lines of context, headers in the file's true line numbers."""
-    import difflib  # only when a diff is due: it costs the hook milliseconds to import
+MAX_DIFF_EDITS = 600  # lines added + removed; a bigger diff could not fit the note anyway
+MAX_DIFF_WORK = 400_000  # comparisons: bounds the hook's time on any input (#12, item 13)
+CONTEXT = 3
 
+
+def render_diff(old: list[str], old_start: int, new: list[str], new_start: int) -> str | None:
+    """Unified diff hunks, 3 lines of context, headers in the file's true line numbers; None
+    when the edit script is longer than MAX_DIFF_EDITS or costs more than MAX_DIFF_WORK
+    comparisons to find (then the Read is served in full). Myers' O((N+M)D) algorithm on what
+    lies between the common head and tail, so time grows with the edit, not the file."""
+    ops = _opcodes(old, new)
+    if ops is None:
+        return None
     out: list[str] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for group in matcher.get_grouped_opcodes(3):
+    for group in _grouped(ops, len(old), len(new)):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         out.append(
             f"@@ -{_hunk_range(old_start + i1, i2 - i1)} +{_hunk_range(new_start + j1, j2 - j1)} @@"
@@ -83,6 +91,124 @@ def render_diff(old: list[str], old_start: int, new: list[str], new_start: int) 
             out.extend("-" + line for line in old[a1:a2])
             out.extend("+" + line for line in new[b1:b2])
     return "\n".join(out)
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]] | None:
+    """difflib-style opcodes (equal / replace / delete / insert) covering all of a and b."""
+    n, m = len(a), len(b)
+    head = 0
+    while head < n and head < m and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and tail < m - head and a[n - 1 - tail] == b[m - 1 - tail]:
+        tail += 1
+    moves = _myers(a[head : n - tail], b[head : m - tail])
+    if moves is None:
+        return None
+    ops: list[tuple[str, int, int, int, int]] = []
+    if head:
+        ops.append(("equal", 0, head, 0, head))
+    x = y = 0
+    for same, dx, dy in moves:
+        tag = "equal" if same else ("replace" if dx and dy else "delete" if dx else "insert")
+        ops.append((tag, head + x, head + x + dx, head + y, head + y + dy))
+        x, y = x + dx, y + dy
+    if tail:
+        ops.append(("equal", n - tail, n, m - tail, m))
+    return ops
+
+
+def _myers(a: list[str], b: list[str]) -> list[tuple[bool, int, int]] | None:
+    """(equal?, lines of a, lines of b) runs turning a into b, changes merged; None past the
+    edit or work bound."""
+    n, m = len(a), len(b)
+    limit = min(n + m, MAX_DIFF_EDITS)
+    off = limit + 1
+    v = [0] * (2 * limit + 3)
+    trace: list[list[int]] = []
+    work = 0
+    for d in range(limit + 1):
+        trace.append(v[off - d - 1 : off + d + 2])
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and v[off + k - 1] < v[off + k + 1]):
+                x = v[off + k + 1]
+            else:
+                x = v[off + k - 1] + 1
+            y = x - k
+            start = x
+            while x < n and y < m and a[x] == b[y]:
+                x += 1
+                y += 1
+            work += x - start + 1
+            v[off + k] = x
+            if x >= n and y >= m:
+                return _runs(_backtrack(trace, n, m, d))
+        if work > MAX_DIFF_WORK:
+            return None
+    return None
+
+
+def _backtrack(trace: list[list[int]], n: int, m: int, d: int) -> list[tuple[int, int]]:
+    """The path's points (x, y) from (0, 0) to (n, m), one step or snake at a time."""
+    points = [(n, m)]
+    x, y = n, m
+    for depth in range(d, 0, -1):
+        v = trace[depth]  # v[i] is diagonal k = i - depth - 1 before step `depth`
+        k = x - y
+        if k == -depth or (k != depth and v[k - 1 + depth + 1] < v[k + 1 + depth + 1]):
+            prev_k = k + 1
+        else:
+            prev_k = k - 1
+        prev_x = v[prev_k + depth + 1]
+        prev_y = prev_x - prev_k
+        while x > prev_x and y > prev_y and (x - 1, y - 1) != (prev_x, prev_y):
+            x, y = x - 1, y - 1
+            points.append((x, y))
+        x, y = prev_x, prev_y
+        points.append((x, y))
+    while x > 0 and y > 0:
+        x, y = x - 1, y - 1
+        points.append((x, y))
+    return points[::-1]
+
+
+def _runs(points: list[tuple[int, int]]) -> list[tuple[bool, int, int]]:
+    runs: list[tuple[bool, int, int]] = []
+    for i in range(1, len(points)):
+        dx, dy = points[i][0] - points[i - 1][0], points[i][1] - points[i - 1][1]
+        same = dx == 1 and dy == 1
+        if runs and runs[-1][0] == same:
+            prev = runs[-1]
+            runs[-1] = (same, prev[1] + dx, prev[2] + dy)
+        else:
+            runs.append((same, dx, dy))
+    return runs
+
+
+def _grouped(
+    ops: list[tuple[str, int, int, int, int]], n: int, m: int
+) -> list[list[tuple[str, int, int, int, int]]]:
+    """Hunks: the changes with CONTEXT equal lines around them (difflib's grouping rule)."""
+    if not ops:
+        ops = [("equal", 0, max(n, 1), 0, max(m, 1))]
+    if ops[0][0] == "equal":
+        tag, i1, i2, j1, j2 = ops[0]
+        ops[0] = tag, max(i1, i2 - CONTEXT), i2, max(j1, j2 - CONTEXT), j2
+    if ops[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = ops[-1]
+        ops[-1] = tag, i1, min(i2, i1 + CONTEXT), j1, min(j2, j1 + CONTEXT)
+    groups: list[list[tuple[str, int, int, int, int]]] = []
+    group: list[tuple[str, int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal" and i2 - i1 > 2 * CONTEXT:
+            group.append((tag, i1, min(i2, i1 + CONTEXT), j1, min(j2, j1 + CONTEXT)))
+            groups.append(group)
+            group = []
+            i1, j1 = max(i1, i2 - CONTEXT), max(j1, j2 - CONTEXT)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        groups.append(group)
+    return groups
 
 
 def _hunk_range(start: int, length: int) -> str:
