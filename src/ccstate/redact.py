@@ -61,6 +61,58 @@ _HARMLESS_VALUE = (
     r"|[\w.]+\[|os\.environ.*|process\.env.*|getenv.*|env\..*)$"
 )
 _compiled: list[tuple[str, re.Pattern[str]]] = []  # filled on first use: ~6 ms of compiling
+# Each pattern can match only where one of its clues (plain substrings) is in the text: a
+# kind runs only when a clue is there, and a text without any is returned as it is. The
+# marks put in by one pattern hold no other pattern's clue, so the result is the same as
+# running them all, several times faster on ordinary text (recall redacts every moment it
+# indexes). Clues marked "lower" are looked for in the lower-cased text.
+_CLUES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
+    ("private-key", False, ("-----BEGIN",)),
+    (
+        "aws-key",
+        False,
+        ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
+    ),
+    ("anthropic-key", False, ("sk-",)),
+    ("openai-key", False, ("sk-",)),
+    ("github-token", False, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    (
+        "gitlab-token",
+        False,
+        (
+            "glpat-",
+            "gldt-",
+            "glrt-",
+            "glptt-",
+            "glcbt-",
+            "gloas-",
+            "glsoat-",
+            "glft-",
+            "glimt-",
+            "glagent-",
+            "glfeed-",
+            "glsd-",
+        ),
+    ),
+    ("slack-token", False, ("xox", "xapp-")),
+    ("slack-webhook", False, ("hooks.slack.com/",)),
+    ("jwt", False, ("eyJ",)),
+    ("bearer", True, ("bearer ",)),
+    ("url-password", False, ("://",)),
+    ("assignment", True, ("passw", "passphrase", "pwd", "secret", "token", "key", "credential")),
+)
+
+
+def _kinds_present(text: str) -> set[str]:
+    """The pattern kinds whose clues `text` holds (a superset of those that can match)."""
+    lower = text.lower()
+    return {
+        kind
+        for kind, folded, clues in _CLUES
+        if any(clue in (lower if folded else text) for clue in clues)
+    }
+
+
 MARK = "[REDACTED:{}]"
 ENV_FILE_GLOB = ".env*"
 ENV_MIN_CHARS = 6  # shorter .env values (ports, flags) would redact ordinary words
@@ -91,7 +143,12 @@ class Redactor:
             text = self._literal_re.sub(MARK.format("env"), text)
         if not self.patterns:
             return text
+        present = _kinds_present(text)
+        if not present:
+            return text
         for kind, pattern in _patterns():
+            if kind not in present:
+                continue
             text = pattern.sub(
                 _redact_assignment if kind == "assignment" else MARK.format(kind), text
             )
