@@ -1,0 +1,118 @@
+"""Keep the recall index current: for the session at hand (hooks) or for everything (CLI).
+
+SessionEnd and PreCompact index the session's transcript (and its subagents'), its
+handoff, the progress log and DECISIONS.md, within what is left of the hook's budget;
+a transcript the budget cut short is read on from where it stopped next time. The CLI
+updates everything before it searches (only what changed is read) and rebuilds on
+`--reindex`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from ccstate import redact
+from ccstate.config import Config
+from ccstate.errors import CcstateError
+from ccstate.recall import index
+from ccstate.transcript import subagent_transcripts
+
+HOOK_TIMEOUT = 30.0  # SessionEnd and PreCompact (wiring.HOOK_SPECS)
+HOOK_MARGIN = 5.0  # seconds left for the guard, the heartbeat and the process to exit
+MIN_SECONDS = 1.0  # less than this left: skip (the next update catches up)
+
+
+def max_bytes(config: Config) -> int:
+    return int(config.get("recall.max_mb")) << 20
+
+
+def refresh(
+    project: Path,
+    state: Path,
+    config: Config,
+    *,
+    environ: Mapping[str, str] = os.environ,
+    full: bool = False,
+    jobs: int | None = None,
+    timeout: float = 10.0,
+) -> tuple[sqlite3.Connection, index.Report]:
+    """Open the index and bring it up to date with every source of the project."""
+    con = index.connect(state, timeout=timeout)
+    try:
+        if full:
+            index.forget_stamps(con)
+        sources = index.project_sources(project, state, environ)
+        workers = jobs if jobs is not None else min(2, os.cpu_count() or 1)
+        report = index.update(
+            con,
+            sources,
+            redactor=redact.for_project(project),
+            max_bytes=max_bytes(config),
+            jobs=workers,
+            full=full,
+        )
+        _after(con, project, state, config)
+    except BaseException:
+        con.close()
+        raise
+    return con, report
+
+
+def update_for_hook(
+    project: Path,
+    state: Path,
+    config: Config,
+    transcript_path: str,
+    *,
+    started: float,
+) -> dict[str, object]:
+    """The hooks' entry: index the session at hand; describe the outcome for the heartbeat."""
+    if not config.get("recall.enabled"):
+        return {"recall": "disabled"}
+    left = HOOK_TIMEOUT - HOOK_MARGIN - (time.time() - started)
+    if left < MIN_SECONDS:
+        return {"recall": "skipped: no time left in the hook"}
+    deadline = time.monotonic() + left
+    sources = []
+    if transcript_path:
+        main = Path(transcript_path)
+        files = [main, *subagent_transcripts(main)] if main.is_file() else []
+        sources = [index.transcript_source(p) for p in files]
+    sources += index.state_sources(project, state)
+    try:
+        con = index.connect(state, timeout=2.0)
+    except CcstateError as exc:
+        return {"recall": f"skipped: {exc}"}
+    try:
+        report = index.update(
+            con,
+            sources,
+            redactor=redact.for_project(project),
+            max_bytes=max_bytes(config),
+            deadline=deadline,
+        )
+        _after(con, project, state, config)
+    except (sqlite3.OperationalError, CcstateError) as exc:  # locked by a reindex, no numpy
+        return {"recall": f"skipped: {exc}"}
+    finally:
+        con.close()
+    detail: dict[str, object] = {
+        "recall": f"{report.moments} moments from {report.read} files",
+        "recall_ms": round(report.seconds * 1000),
+    }
+    if report.stopped:
+        detail["recall_stopped"] = report.stopped[:3]
+    return detail
+
+
+def _after(con: sqlite3.Connection, project: Path, state: Path, config: Config) -> None:
+    name = str(config.get("recall.embedding_model"))
+    if name:
+        from ccstate.recall import embed
+
+        embed.update_vectors(con, embed.load_model(name, project))
+    index.write_summary(state, index.stats(con))
