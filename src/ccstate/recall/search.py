@@ -24,14 +24,18 @@ from ccstate.recall.text import fts_phrase, query_terms
 if TYPE_CHECKING:
     from ccstate.recall.embed import Embedder
 
-TITLE_WEIGHT = 3.0
+TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 PARTS_WEIGHT = 0.5
-FLOOR = 0.5  # the least share of the question's information a hit must match
+FLOOR = 0.4  # the least share of the question's information a hit must match
 CANDIDATES = 100  # ranked by BM25 before scoring
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
 DF_CAP = 5000  # a term in more documents than this counts as this common (bounded cost)
 SNIPPET_TOKENS = 24
+# A question about past work is best answered by what someone wrote about it (the
+# assistant's explanation, a fix, a decision, a prompt) before raw output (a command, an
+# edit): a mild prior on BM25, measured with bench/recall_eval.py (docs/RECALL.md).
+PRIOR = {"answer": 1.3, "fix": 1.2, "decision": 1.3, "handoff": 1.1, "prompt": 1.1}
 MARK = ("**", "**")
 
 
@@ -104,12 +108,18 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
     where, params = _filters(query)
     expr = " OR ".join(fts_phrase(t) for t in terms)
     rows = con.execute(
-        f"SELECT fts.rowid, bm25(fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {PARTS_WEIGHT}) AS s "
-        f"FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? {where} "
-        f"ORDER BY s LIMIT {CANDIDATES}",
+        f"SELECT fts.rowid, bm25(fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {PARTS_WEIGHT}) AS s,"
+        f" d.kind, d.source, d.line FROM fts JOIN docs d ON d.id = fts.rowid"
+        f" WHERE fts MATCH ? {where} ORDER BY s LIMIT {CANDIDATES}",
         (expr, *params),
     ).fetchall()
-    bm25 = {int(r[0]): -float(r[1]) for r in rows}
+    bm25: dict[int, float] = {}
+    seen: set[tuple[int, int]] = set()
+    for rowid, score, kind, source, line in rows:
+        if (source, line) not in seen:  # a command and its fix share a line: show one
+            seen.add((source, line))
+            bm25[int(rowid)] = -float(score) * PRIOR.get(kind, 1.0)
+    bm25 = dict(sorted(bm25.items(), key=lambda kv: -kv[1]))
     weights = _idf(con, terms)
     matched = _matched(con, terms, list(bm25))
     total = sum(weights.values()) or 1.0

@@ -17,19 +17,36 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[^\W_]+(?:_+[^\W_]+)*|\"[^\"]*\"", re.UNICODE)
 _SPACE = re.compile(r"\s+")
 MAX_PARTS = 400  # pieces kept per document: a minified file must not bloat the index
-# Words that carry no meaning in a question about past work. Kept short on purpose: BM25
-# weighs common words down anyway; these would only slow the query (long doclists) and
-# push a "nothing relevant" question above the floor.
+# Words that carry no meaning in a question about past work: English function words and
+# the narrating verbs, adverbs and quantifiers of a question ("what went wrong", "we kept
+# seeing", "twice as many"). Not tuned to any question set: BM25 weighs common words down
+# anyway, but a rare filler word would otherwise count as information the answer lacks
+# (the score floor), and a common one slows the query with a long doclist.
 STOPWORDS = frozenset(
-    """a about above after again all also am an and any are as at be because been before
-    being below between both but by can could did do does doing done during each else ever
-    few for from further had has have having he her here hers him his how i if in into is it
-    its itself just last let like made make me might more most much must my myself no nor not
-    now of off on once only or other our ours out over own please same she should so some
-    such than that the their theirs them then there these they this those through to too
-    under until up us use used using very via was way we were what when where which while who
-    whom why will with would yet you your yours ago back day days earlier week weeks
-    yesterday today time again remember recall thing things stuff something anything""".split()  # noqa: SIM905
+    """a about above according actually after afterwards again against all almost along
+    already also although always am among an and another any anybody anyhow anyone anything
+    anyway anywhere apart are around as aside ask asked asking at away back be became because
+    become been before behind being below beside besides between beyond both but by came can
+    cannot cause caused causing certain certainly come comes could couldn did didn do does
+    doesn doing don done down during each either else elsewhere enough especially even ever
+    every everyone everything exactly far few for from further gave get gets getting give
+    given gives go goes going gone got gotten had happen happened happening happens has hasn
+    have haven having he her here hers herself him himself his how however i if in indeed
+    instead into is isn it its itself just keep keeping keeps kept kind knew know known last
+    later least less let like likely look looked looking lot lots made make makes making many
+    may maybe me meant might mine more most mostly much must my myself near need needed needs
+    neither never no nobody none nor not nothing now of off often oh ok okay on once one only
+    onto or other others otherwise ought our ours ourselves out over own perhaps please pretty
+    probably quite rather real really reason right said same saw say saying says see seeing
+    seem seemed seems seen several shall she should show showed shown since so some somebody
+    somehow someone something sometime sometimes somewhere soon still stuff such sure take
+    taken tell than that the their theirs them themselves then there therefore these they
+    thing things think this those though thought through thus to together too took toward
+    towards tried tries try trying twice under unless until up upon us use used using usually
+    very via want wanted wants was wasn way we well went were weren what whatever when
+    whenever where whereas wherever whether which while who whoever whole whom whose why will
+    with within without won would wouldn wrong yes yet you your yours yourself ago day days
+    earlier week weeks yesterday today time times again remember recall recalled""".split()  # noqa: SIM905
 )
 
 
