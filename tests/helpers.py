@@ -82,3 +82,57 @@ def read_payload(project: Path, file_path: Path, content: str) -> dict[str, Any]
         },
         duration_ms=3,
     )
+
+
+# --------------------------------------------------------------------------- transcripts
+# Records shaped as Claude Code 2.1 writes them (one content block per record).
+
+
+def prompt_record(text: str, session: str = "s1", ts: str = "2026-03-01T10:00:00Z") -> dict:
+    return {
+        "type": "user",
+        "sessionId": session,
+        "gitBranch": "main",
+        "timestamp": ts,
+        "message": {"role": "user", "content": text},
+    }
+
+
+def text_record(text: str, session: str = "s1", ts: str = "2026-03-01T10:00:01Z") -> dict:
+    return {
+        "type": "assistant",
+        "sessionId": session,
+        "timestamp": ts,
+        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+    }
+
+
+def tool_use_record(
+    tool_id: str, name: str, tool_input: dict, session: str = "s1", ts: str = ""
+) -> dict:
+    block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+    return {
+        "type": "assistant",
+        "sessionId": session,
+        "timestamp": ts or "2026-03-01T10:00:02Z",
+        "message": {"role": "assistant", "content": [block]},
+    }
+
+
+def tool_result_record(
+    tool_id: str, text: str, error: bool = False, session: str = "s1", ts: str = ""
+) -> dict:
+    block = {"type": "tool_result", "tool_use_id": tool_id, "content": text, "is_error": error}
+    return {
+        "type": "user",
+        "sessionId": session,
+        "timestamp": ts or "2026-03-01T10:00:03Z",
+        "message": {"role": "user", "content": [block]},
+        "toolUseResult": {"stdout": text},
+    }
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    return path

@@ -103,14 +103,19 @@ _CLUES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
 )
 
 
+_CLUE_LIST = tuple(  # (clue, look in the lower-cased text, kind): one flat loop is fastest
+    (clue, folded, kind) for kind, folded, clues in _CLUES for clue in clues
+)
+
+
 def _kinds_present(text: str) -> set[str]:
     """The pattern kinds whose clues `text` holds (a superset of those that can match)."""
     lower = text.lower()
-    return {
-        kind
-        for kind, folded, clues in _CLUES
-        if any(clue in (lower if folded else text) for clue in clues)
-    }
+    present = set()
+    for clue, folded, kind in _CLUE_LIST:
+        if clue in (lower if folded else text):
+            present.add(kind)
+    return present
 
 
 MARK = "[REDACTED:{}]"

@@ -246,19 +246,34 @@ def _extract_transcript(job: Job, redactor: redact.Redactor, deadline: float | N
     scan = moments_mod.TranscriptMoments(src.session, state)
     cursor = reader.Cursor(job.offset, job.line)
     rows: list[Row] = []
-    for line, record in reader.iter_records(src.path, cursor, deadline=deadline):
+    records = reader.iter_records(src.path, cursor, deadline=deadline, skip=scan.skip_line)
+    for line, record in records:
         scan.feed(line, record)
         if scan.out:
             rows += [_row(m, redactor, src.session) for m in scan.drain()]
     if not cursor.stopped:
         scan.finish()
         rows += [_row(m, redactor, src.session) for m in scan.drain()]
-    state_text = json.dumps(scan.state(), separators=(",", ":"))
+    # The state holds raw text (pending calls, open errors, the last answer): redacted too.
+    state_text = json.dumps(_redacted(scan.state(), redactor), separators=(",", ":"))
     return Extracted(rows, cursor.offset, cursor.line, state_text, cursor.stopped, cursor.oversize)
 
 
+def _redacted(value: Any, redactor: redact.Redactor) -> Any:
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, list):
+        return [_redacted(v, redactor) for v in value]
+    if isinstance(value, dict):
+        return {k: _redacted(v, redactor) for k, v in value.items()}
+    return value
+
+
 def _row(m: moments_mod.Moment, redactor: redact.Redactor, session: str) -> Row:
-    title, body = redactor.redact(m.title), redactor.redact(m.body)
+    both = redactor.redact(f"{m.title}\x00{m.body}")  # one call: half the clue scans
+    title, sep, body = both.partition("\x00")
+    if not sep or "\x00" in body:  # a secret spanned the two (a key block): one by one
+        title, body = redactor.redact(m.title), redactor.redact(m.body)
     return (
         m.kind,
         session or m.session,
@@ -337,8 +352,9 @@ def update(
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    if report.pruned_sessions:
-        con.execute("PRAGMA incremental_vacuum")
+    if report.pruned_sessions:  # give the freed pages back to the disk
+        con.executescript("PRAGMA incremental_vacuum;")  # execute() would free one page
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     report.seconds = time.monotonic() - started
     return report
 
@@ -426,25 +442,35 @@ def used_bytes(con: sqlite3.Connection) -> int:
 
 
 def _bound(con: sqlite3.Connection, max_bytes: int) -> int:
-    """Drop the oldest sessions' moments until the index fits `max_bytes`; how many went."""
+    """Drop the oldest sessions' moments until the index fits `max_bytes`; how many went.
+
+    Each session's share of the space is estimated from its text; FTS5 gives deleted
+    entries' space back when its index is merged (`optimize`), which runs only here.
+    """
     dropped = 0
-    for _round in range(20):
-        if used_bytes(con) <= max_bytes:
+    for _round in range(3):
+        used = used_bytes(con)
+        if used <= max_bytes:
             break
-        sessions = [
-            r[0]
-            for r in con.execute(
-                "SELECT session FROM docs WHERE session != '' "
-                "GROUP BY session ORDER BY max(ts), session"
-            )
-        ]
-        if len(sessions) <= 1:
-            break
-        oldest = sessions[: max(1, len(sessions) // 10)]
-        for session in oldest:
+        sizes = con.execute(
+            "SELECT session, sum(length(title) + length(body) + length(parts)) FROM docs "
+            "WHERE session != '' GROUP BY session ORDER BY max(ts), session"
+        ).fetchall()
+        total = sum(int(n) for _s, n in sizes) or 1
+        excess = used - int(max_bytes * 0.9)
+        doomed: list[str] = []
+        for session, size in sizes[:-1]:  # the newest session always stays
+            if excess <= 0:
+                break
+            doomed.append(session)
+            excess -= used * int(size) // total
+        for session in doomed:
             delete_docs(con, "session = ?", (session,))
             con.execute("UPDATE sources SET pruned = 1 WHERE session = ?", (session,))
-        dropped += len(oldest)
+        if not doomed:
+            break
+        con.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+        dropped += len(doomed)
     return dropped
 
 

@@ -40,11 +40,30 @@ MAX_OPEN = 50  # failures waiting for a success of the same call
 MAX_EDITS = 30  # recent edits remembered for a fix
 FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
+# Tools whose successful output is not a moment: a long result of theirs (a file's text,
+# search hits) need not even be decoded (`skip_line`). Their failures are short and kept.
+QUIET_TOOLS = frozenset(
+    {
+        "Read",
+        "Grep",
+        "Glob",
+        "LS",
+        "NotebookRead",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "BashOutput",
+        "TaskOutput",
+    }
+)
+_TOOL_USE_ID = b'"tool_use_id":"'
 _RECALL_COMMAND = re.compile(r"\bccstate\s+recall\b|-m\s+ccstate\s+recall\b")
 _ERROR_LINE = re.compile(
-    r"(?i)\b(error|errors|failed|failure|fatal|exception|panic|traceback|cannot|"
-    r"not found|undefined|refused|denied|timeout|timed out)\b|^E\s|^\s*at\s|\bE\d{3,5}\b"
+    r"(?i)\b(?:error|errors|failed|failure|fatal|exception|panic|traceback|cannot|"
+    r"not found|undefined|refused|denied|timeout|timed out)\b|^E\s|^\s*at\s|\bE\d{3,5}\b",
+    re.M,
 )
+SCAN_CAP = 64 << 10  # characters of a long output looked through (its start and its end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +103,20 @@ class TranscriptMoments:
             "edits": self.edits,
             "last_text": self.last_text,
         }
+
+    def skip_line(self, raw: bytes) -> bool:
+        """True for a long record that is one quiet tool's result (not worth decoding)."""
+        at = raw.find(_TOOL_USE_ID)
+        if at < 0 or raw.find(_TOOL_USE_ID, at + 1) >= 0:
+            return False  # no result, or several in one record: decode it
+        start = at + len(_TOOL_USE_ID)
+        end = raw.find(b'"', start, start + 200)
+        tool_id = raw[start:end].decode("ascii", "replace") if end > 0 else ""
+        pending = self.pending.get(tool_id)
+        if pending is None or pending[0] not in QUIET_TOOLS:
+            return False
+        del self.pending[tool_id]
+        return True
 
     def drain(self) -> list[Moment]:
         out, self.out = self.out, []
@@ -216,7 +249,7 @@ class TranscriptMoments:
             detail = "\n".join(error_lines(text)) or head_tail(text.strip(), OUTPUT_CAP)
         else:
             status = "ok"
-            tail = [ln for ln in text.strip().splitlines() if ln.strip()][-3:]
+            tail = [ln for ln in text[-2000:].strip().splitlines() if ln.strip()][-3:]
             detail = clip("\n".join(tail), 300)
         body = "\n".join(x for x in (description, f"exit: {status}", detail) if x)
         self._emit("command", line, clip(command, 400), body)
@@ -228,7 +261,7 @@ class TranscriptMoments:
         self.edits.append([path, line])
         del self.edits[:-MAX_EDITS]
         verb = "wrote" if name == "Write" else "edited"
-        self._emit("edit", line, path, f"{verb} {path}\n{tool_input.get('change', '')}".strip())
+        self._emit("edit", line, path, f"{verb}\n{tool_input.get('change', '')}".strip())
 
 
 def _summary(name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -263,12 +296,19 @@ def _change(name: str, tool_input: dict[str, Any]) -> str:
 def error_lines(text: str, limit: int = 6) -> list[str]:
     """The telling lines of a failure's output: errors, failures, exceptions, codes."""
     found: list[str] = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line and _ERROR_LINE.search(line) and line not in found:
-            found.append(clip(line, 240))
-            if len(found) >= limit:
-                break
+    text = head_tail(text, SCAN_CAP)
+    pos = 0
+    while len(found) < limit:
+        match = _ERROR_LINE.search(text, pos)
+        if match is None:
+            break
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end < 0 else end
+        line = clip(text[start:end].strip(), 240)
+        if line and line not in found:
+            found.append(line)
+        pos = end + 1
     return found
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ MAX_LINE_BYTES = 32 << 20  # a record longer than this is skipped, not read into
 _CHUNK = 1 << 20
 _TOOL_USE_RESULT = b',"toolUseResult"'
 _SHORT = 4096
+_PROGRESS = b'"type":"progress"'
 
 
 class Cursor:
@@ -46,12 +47,21 @@ def iter_records(
     *,
     max_line_bytes: int = MAX_LINE_BYTES,
     deadline: float | None = None,
+    skip: Callable[[bytes], bool] | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for each user/assistant record after `cursor`, advancing it."""
+    """(line number, record) for each user/assistant record after `cursor`, advancing it.
+
+    `skip(line)` may decline a long line (over 4 KiB) before it is decoded.
+    """
     loads = transcript.fast_loads()
     with path.open("rb") as fh:
         fh.seek(cursor.offset)
+        count = 0
         while True:
+            count += 1
+            if deadline is not None and count % 256 == 0 and time.monotonic() > deadline:
+                cursor.stopped = f"time budget reached at line {cursor.line}"
+                return  # before reading the line: the next run starts with it
             raw = fh.readline(max_line_bytes + 1)
             if not raw:
                 return
@@ -67,9 +77,8 @@ def iter_records(
                 continue
             cursor.line += 1
             cursor.offset += len(raw)
-            if deadline is not None and cursor.line % 256 == 0 and time.monotonic() > deadline:
-                cursor.stopped = f"time budget reached at line {cursor.line}"
-                return
+            if skip is not None and len(raw) > _SHORT and skip(raw):
+                continue
             record = _decode(raw, loads)
             if record is not None:
                 yield cursor.line, record
@@ -88,10 +97,15 @@ def _skip_line(fh: Any) -> int:
 
 
 def _decode(raw: bytes, loads: Any) -> dict[str, Any] | None:
+    if len(raw) <= _SHORT:  # decoding a short line costs about what a cheap check does
+        if raw.find(_PROGRESS) >= 0 and transcript.top_level_type(raw) == "progress":
+            return None  # the most common record
+        record = _loads(raw, loads)
+        return record if isinstance(record, dict) and record.get("type") in WANTED else None
     kind = transcript.top_level_type(raw)
     if kind is not None and kind not in WANTED:
         return None
-    if kind == "user" and len(raw) > _SHORT:
+    if kind == "user":
         cut = raw.find(_TOOL_USE_RESULT)
         if cut > 0:
             record = _loads(raw[:cut] + b"}", loads)

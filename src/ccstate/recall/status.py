@@ -17,22 +17,19 @@ LINE = (
     "- recall: {sessions} past session(s) of this project indexed (prompts, edits, commands, "
     'errors and fixes, decisions, handoffs); before re-exploring, try `ccstate recall "QUESTION"`'
 )
-NONE_YET = (
-    "- recall: no past session indexed yet; `ccstate recall --reindex` indexes this project's "
-    "transcripts"
-)
 
 
 def capsule_section(state: str, config: Config) -> list[str]:
-    """One line saying recall exists and how many sessions it holds; [] when disabled."""
+    """One line saying recall exists and how many sessions it holds; [] when disabled or
+    before the first index (SessionEnd and PreCompact build it)."""
     if not config.get("recall.enabled"):
         return []
     try:
         with open(os.path.join(state, "recall", "summary.json"), encoding="utf-8") as fh:
             data = json.load(fh)
     except (OSError, ValueError):
-        return [NONE_YET]
+        return []
     sessions = data.get("sessions") if isinstance(data, dict) else None
     if not isinstance(sessions, int) or sessions <= 0:
-        return [NONE_YET]
+        return []
     return [LINE.format(sessions=sessions)]

@@ -14,8 +14,9 @@ TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 # a compound identifier: snake_case (a letter or digit on both sides of a `_`) or camelCase
 _IDENT = re.compile(r"\b(?:\w+_[^\W_]\w*|\w*[a-z][A-Z]\w*)")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_WORD = re.compile(r"[^\W_]+(?:_+[^\W_]+)*|\"[^\"]*\"", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+(?:_+[^\W_]+)*", re.UNICODE)
 _SPACE = re.compile(r"\s+")
+_QUOTED = re.compile(r'"([^"]*)"')
 MAX_PARTS = 400  # pieces kept per document: a minified file must not bloat the index
 # Words that carry no meaning in a question about past work: English function words and
 # the narrating verbs, adverbs and quantifiers of a question ("what went wrong", "we kept
@@ -53,8 +54,12 @@ STOPWORDS = frozenset(
 def parts(text: str) -> str:
     """The pieces of compound identifiers in `text` (`parse_date`, `parseDate` -> parse date)."""
     out: list[str] = []
-    for word in _IDENT.findall(text):
-        pieces = [p for chunk in word.split("_") for p in _CAMEL.findall(chunk)]
+    for word in dict.fromkeys(_IDENT.findall(text)):
+        pieces = [
+            p
+            for chunk in word.split("_")
+            for p in ((chunk,) if chunk.islower() else _CAMEL.findall(chunk))
+        ]
         if len(pieces) > 1:
             out.extend(pieces)
             if len(out) >= MAX_PARTS:
@@ -80,11 +85,8 @@ def query_terms(query: str) -> list[str]:
 
 
 def _tokens(query: str) -> list[str]:
-    found: list[str] = []
-    for chunk in query.split():
-        if chunk.startswith('"') and chunk.endswith('"') and len(chunk) > 2:
-            found.append(chunk.strip('"'))
-            continue
+    found = [p.strip() for p in _QUOTED.findall(query) if p.strip()]
+    for chunk in _QUOTED.sub(" ", query).split():
         cleaned = chunk.strip("\"'`?!,;:()[]{}<>")
         if re.search(r"[./\\-]", cleaned) and re.search(r"\w[./\\-]\w", cleaned):
             found.append(cleaned.strip("./-"))  # a path, a dotted name, a flag: one phrase

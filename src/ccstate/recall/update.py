@@ -24,6 +24,7 @@ from ccstate.transcript import subagent_transcripts
 HOOK_TIMEOUT = 30.0  # SessionEnd and PreCompact (wiring.HOOK_SPECS)
 HOOK_MARGIN = 5.0  # seconds left for the guard, the heartbeat and the process to exit
 MIN_SECONDS = 1.0  # less than this left: skip (the next update catches up)
+CATCH_UP_SECONDS = 3.0  # then older transcripts not indexed yet, a slice per hook run
 
 
 def max_bytes(config: Config) -> int:
@@ -87,14 +88,21 @@ def update_for_hook(
         con = index.connect(state, timeout=2.0)
     except CcstateError as exc:
         return {"recall": f"skipped: {exc}"}
+    redactor = redact.for_project(project)
     try:
         report = index.update(
-            con,
-            sources,
-            redactor=redact.for_project(project),
-            max_bytes=max_bytes(config),
-            deadline=deadline,
+            con, sources, redactor=redactor, max_bytes=max_bytes(config), deadline=deadline
         )
+        done = {s.path for s in sources}
+        others = [s for s in index.project_sources(project, state) if s.path not in done]
+        catch_up = min(deadline, time.monotonic() + CATCH_UP_SECONDS)
+        if others and time.monotonic() < catch_up:
+            more = index.update(
+                con, others, redactor=redactor, max_bytes=max_bytes(config), deadline=catch_up
+            )
+            report.read += more.read
+            report.moments += more.moments
+            report.seconds += more.seconds
         _after(con, project, state, config)
     except (sqlite3.OperationalError, CcstateError) as exc:  # locked by a reindex, no numpy
         return {"recall": f"skipped: {exc}"}
