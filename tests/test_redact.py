@@ -105,3 +105,41 @@ def test_literals_only_mode_skips_the_patterns(tmp_path: Path) -> None:
 def test_same_input_same_output() -> None:
     text = f"{AWS} {GITHUB} password=x1y2"
     assert redact.redact(text) == redact.redact(text) == redact.redact(redact.redact(text))
+
+
+def _every_pattern(text: str) -> str:
+    """Redaction without the clue shortcut: every pattern over the whole text."""
+    for kind, pattern in redact._patterns():
+        mark = redact._redact_assignment if kind == "assignment" else redact.MARK.format(kind)
+        text = pattern.sub(mark, text)
+    return text
+
+
+CLUE_CASES = [
+    "token=abcdefgh12345 and API_KEY: 'abcdefg' and --password hunter22",
+    "Authorization: Bearer abcdefghijklmnop",
+    "postgres://user:pw1234@db/app and https://hooks.slack.com/services/T0/B0/xyz",
+    "AKIA" + "ABCDEFGHIJKLMNOP" + " sk-ant-" + "x" * 20 + " sk-proj-" + "y" * 24,
+    "eyJabcdef.eyJabcdef.sig, xoxb-123456789, glpat-" + "a" * 20 + " ghp_" + "a" * 30,
+    "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
+    '"client_secret": "abcdef", a task-list, the desk-top, max_tokens=8000',
+    "plain prose about parse_date and a Bearer of news, nothing secret here",
+]
+
+
+@pytest.mark.parametrize("text", CLUE_CASES)
+def test_the_clue_shortcut_changes_no_result(text: str) -> None:
+    assert redact.Redactor().redact(text) == _every_pattern(text)
+
+
+def test_the_clue_shortcut_changes_no_result_on_the_public_transcripts() -> None:
+    from helpers import PUBLIC
+
+    if not PUBLIC.is_dir():
+        pytest.skip(f"public transcripts not found at {PUBLIC}")
+    redactor = redact.Redactor()
+    for path in sorted(PUBLIC.glob("*.jsonl"))[::8]:  # 5 of the 33, various sources
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for start in range(0, len(text), 4000):
+            chunk = text[start : start + 4000]
+            assert redactor.redact(chunk) == _every_pattern(chunk), (path.name, start)

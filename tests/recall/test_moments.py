@@ -137,7 +137,8 @@ def test_handoff_sections_and_progress_entries() -> None:
         "main",
         "2026-03-02T10:00:00Z",
     )
-    log = "# log\n\n## 2026-03-02T10:00:00Z · SessionEnd · session 5e55104e · main @ 1a2b3c4\n- goal: x\n"
+    head = "## 2026-03-02T10:00:00Z · SessionEnd · session 5e55104e · main @ 1a2b3c4"
+    log = f"# log\n\n{head}\n- goal: x\n"
     (entry,) = moments.progress_moments(log)
     assert (entry.session, entry.branch, entry.line, entry.body) == (
         "5e55104e",
