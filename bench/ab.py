@@ -16,9 +16,12 @@ the prompt size of the last call, and the simulated cost (ccstate's pricing tabl
 Claude Code asks for). The reduction compares the two. A consistency check runs
 `ccstate report` over the transcripts and compares its totals with what the fake served.
 
-The model follows its script whatever it receives, with one exception that is the point of a
-handoff: in the second session of `handoff`, a model that is told where the last session's
-handoff is reads that file instead of re-reading the project (see `_second_session`).
+The model follows its script whatever it receives, with two exceptions that are the point of
+a handoff and of recall: in the second session of `handoff`, a model that is told where the
+last session's handoff is reads that file instead of re-reading the project
+(`_second_session`); in the second session of `recall`, a model told that recall exists asks
+`ccstate recall` what the last session changed instead of re-reading three files
+(`_recalling_session`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -206,6 +210,51 @@ def _handoff(p: Path) -> list[Turn]:
     ]
 
 
+def _recalling_session(project: Path) -> Callable[[Body], Reply]:
+    """Session 2's model: told that recall exists, it asks it what session 1 changed (one
+    Bash call); else it re-reads the three files to find out."""
+    files = [project / "src" / "app.py", project / "src" / "util.py", project / "src" / "models.py"]
+    question = "util_step_4 scale change"
+    recall = f"{shlex.quote(sys.executable)} -m ccstate recall {shlex.quote(question)} --limit 3"
+    state: dict[str, Any] = {"step": 0, "plan": None}
+
+    def reply(body: Body) -> Reply:
+        if state["plan"] is None:
+            told = any("- recall:" in chunk for chunk in fake_api.system_texts(body))
+            state["plan"] = (
+                [ToolCall("Bash", {"command": recall, "description": "recall session 1"})]
+                if told
+                else [ToolCall("Read", {"file_path": str(f)}) for f in files]
+            )
+        plan: list[ToolCall] = state["plan"]
+        step = state["step"]
+        state["step"] += 1
+        if step < len(plan):
+            return Reply((plan[step],))
+        return Reply(("util_step_4's scale went from 5 to 6 last session.",))
+
+    return reply
+
+
+def _recall(p: Path) -> list[Turn]:
+    app, util, models = p / "src" / "app.py", p / "src" / "util.py", p / "src" / "models.py"
+    first = [
+        _read(app),
+        _read(util),
+        _read(models),
+        _edit(util, "scale=5):", "scale=6):"),
+        text("Changed util_step_4's scale from 5 to 6."),
+    ]
+    second = _recalling_session(p)
+    steps: list[StepLike] = [respond(second) for _ in range(4)]
+    return [
+        Turn("change util_step_4's scale to 6", first, new_session=True),
+        Turn(
+            "what did the last session change in util_step_4?", steps, new_session=True, may_leave=2
+        ),
+    ]
+
+
 def _compaction(p: Path) -> list[Turn]:
     app, util, models = p / "src" / "app.py", p / "src" / "util.py", p / "src" / "models.py"
     before = [
@@ -229,6 +278,11 @@ SCENARIOS = [
     Scenario("repeated-reads", "3 files read 2-3 times each, with Bash and Grep", _repeated_reads),
     Scenario("handoff", "session 1 reads 3 files and edits; a new session 2 resumes", _handoff),
     Scenario("compaction", "3 files read, Edit, /compact, then 3 reads", _compaction),
+    Scenario(
+        "recall",
+        "session 1 reads 3 files and edits; session 2 asks what changed: recall vs 3 re-reads",
+        _recall,
+    ),
 ]
 
 

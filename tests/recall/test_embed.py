@@ -86,7 +86,7 @@ def test_fusion_orders_by_reciprocal_rank() -> None:
 
 
 def test_a_missing_model_or_numpy_says_what_to_do(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(CcstateError, match="model.safetensors not found"):
+    with pytest.raises(CcstateError, match=r"model\.safetensors not found"):
         embed.load_model(str(tmp_path / "nowhere"))
     monkeypatch.setitem(sys.modules, "numpy", None)
     with pytest.raises(CcstateError, match=r"needs numpy: pip install 'ccstate\[semantic\]'"):

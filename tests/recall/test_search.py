@@ -129,3 +129,28 @@ def test_json_carries_provenance(con) -> None:  # type: ignore[no-untyped-def]
     data = top(con, "E0308")[0].to_json()
     assert {"session", "line", "timestamp", "kind", "text", "score", "file"} <= set(data)
     assert data["file"].endswith("s-old.jsonl") and data["timestamp"].startswith("2026-02-01")
+
+
+def test_decisions_and_handoffs_are_found_by_their_refs(tmp_path: Path) -> None:
+    project, state = tmp_path / "project", tmp_path / "project" / ".ccstate"
+    project.mkdir()
+    (project / "DECISIONS.md").write_text(
+        "# Decisions\n\n## D1: Use SQLite FTS5 for recall\n\n- Status: active\n\n"
+        "**Decision:** One local index; no server.\n"
+    )
+    handoff = state / "handoff" / "branches" / "main" / "5e55104e-aaaa.md"
+    handoff.parent.mkdir(parents=True)
+    handoff.write_text(
+        "# Handoff: p · `main` · session 5e55104e\n\n## Next steps\n- ship the index\n"
+    )
+    c = index.connect(state)
+    index.update(
+        c, index.state_sources(project, state), redactor=redact.Redactor(), max_bytes=1 << 30
+    )
+    (decision,) = search.search(c, search.Query("sqlite index server"))
+    assert (decision.kind, search.ref(decision)) == ("decision", "DECISIONS.md:3")
+    (note,) = search.search(c, search.Query("ship the index", kinds=("handoff",)))
+    assert search.ref(note) == "5e55104e.md:3"
+    assert search.find_ref(c, "DECISIONS.md:3") == [decision.id]
+    assert search.find_ref(c, "5e55104e.md:3") == [note.id]
+    c.close()

@@ -90,7 +90,7 @@ def recall_cmd(
         con = index.connect(state, create=False)
     else:
         con, report = update.refresh(root, state, cfg, full=reindex)
-        if reindex or (report.read and not as_json):
+        if reindex or report.seconds > 2:  # a first build on a big project: say what it did
             click.echo(
                 f"recall: read {report.read} file(s), {report.moments} new moment(s) "
                 f"in {report.seconds:.1f}s",
@@ -163,11 +163,12 @@ def hit_line(number: int, hit: search.Hit) -> str:
     date = hit.ts[:10] or "----------"
     title = clip(one_line(hit.title), 70)
     snippet = clip(one_line(hit.snippet), 200)
-    where = f"{Path(hit.path).name}:{hit.line}"
+    where, short = f"{Path(hit.path).name}:{hit.line}", search.ref(hit)
+    place = where if short == where else f"{short} = {where}"
     branch = f", {hit.branch}" if hit.branch else ""
     head = f"{number}. {hit.kind:<8} {hit.session[:8]:<8} {date}"
     body = f"{title}: {snippet}" if title else snippet
-    return f"{head}  {body}  [{search.ref(hit)} = {where}{branch}, score {hit.score:.2f}]"
+    return f"{head}  {body}  [{place}{branch}, score {hit.score:.2f}]"
 
 
 def _highlight(line: str) -> str:

@@ -86,12 +86,16 @@ class Hit:
 
 
 def ref(hit: Hit) -> str:
-    """A short, stable name for a hit (`ccstate recall show REF`): file stem, colon, line."""
-    stem = hit.path.rsplit("/", 1)[-1]
-    if stem.endswith(".jsonl"):
-        stem = stem[:-6]
-        stem = stem if stem.startswith("agent-") else stem[:8]
-    return f"{stem}:{hit.line}"
+    """A short, stable name for a hit (`ccstate recall show REF`): `3f2a9c1e:812` (a
+    session's transcript), `agent-a12:40` (a subagent's), `3f2a9c1e.md:9` (a handoff),
+    `DECISIONS.md:14`."""
+    name = hit.path.rsplit("/", 1)[-1]
+    stem, _dot, ext = name.rpartition(".")
+    if ext == "jsonl":
+        return f"{stem if stem.startswith('agent-') else stem[:8]}:{hit.line}"
+    if hit.kind == "handoff" and hit.session and stem.startswith(hit.session[:8]):
+        return f"{stem[:8]}.{ext}:{hit.line}"
+    return f"{name}:{hit.line}"
 
 
 _SELECT = (
@@ -293,15 +297,16 @@ def neighbours(con: sqlite3.Connection, hit_id: int, around: int = 2) -> list[Hi
 
 
 def find_ref(con: sqlite3.Connection, text: str) -> list[int]:
-    """The moments a `ref` (`3f2a9c1e:812`, `agent-a12:40`, `DECISIONS.md:14`) names."""
-    name, _, line = text.rpartition(":")
+    """The moments a `ref` names (see `ref`); a session's first characters are enough."""
+    name, _, line = text.strip().rpartition(":")
     if not name or not line.isdigit():
         return []
-    like = name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    head, dot, ext = name.partition(".")
+    like = head.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    pattern = f"%/{like}%.{ext}" if dot else f"%/{like}%.jsonl"
     rows = con.execute(
         "SELECT d.id FROM docs d JOIN sources s ON s.id = d.source "
-        "WHERE d.line = ? AND (s.path LIKE ? ESCAPE '\\' OR s.path LIKE ? ESCAPE '\\') "
-        "ORDER BY d.id",
-        (int(line), f"%/{like}%", f"%/{like}"),
+        "WHERE d.line = ? AND s.path LIKE ? ESCAPE '\\' ORDER BY d.id",
+        (int(line), pattern),
     ).fetchall()
     return [int(r[0]) for r in rows]
