@@ -124,6 +124,7 @@ CLUE_CASES = [
     "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
     '"client_secret": "abcdef", a task-list, the desk-top, max_tokens=8000',
     "plain prose about parse_date and a Bearer of news, nothing secret here",
+    "line one\napi_key = 'abcdef123'\nother line\n  password: hunter2xx\n--token abcdefgh\nend",
 ]
 
 

@@ -101,6 +101,7 @@ _CLUES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
     ("url-password", False, ("://",)),
     ("assignment", True, ("passw", "passphrase", "pwd", "secret", "token", "key", "credential")),
 )
+_SECRET_WORDS = _CLUES[-1][2]
 
 
 _CLUE_LIST = tuple(  # (clue, look in the lower-cased text, kind): one flat loop is fastest
@@ -152,12 +153,25 @@ class Redactor:
         if not present:
             return text
         for kind, pattern in _patterns():
-            if kind not in present:
-                continue
-            text = pattern.sub(
-                _redact_assignment if kind == "assignment" else MARK.format(kind), text
-            )
+            if kind == "assignment" and kind in present:
+                text = _assignments(pattern, text)
+            elif kind in present:
+                text = pattern.sub(MARK.format(kind), text)
         return text
+
+
+def _assignments(pattern: re.Pattern[str], text: str) -> str:
+    """`pattern.sub` over the lines holding a secret word only: an assignment never spans a
+    line (no part of it matches a newline), and the pattern is the slowest of all."""
+    if "\n" not in text:
+        return pattern.sub(_redact_assignment, text)
+    words = _SECRET_WORDS
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        lower = line.lower()
+        if any(word in lower for word in words):
+            lines[number] = pattern.sub(_redact_assignment, line)
+    return "\n".join(lines)
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from ccstate.decisions import log as decisions_log
 from ccstate.recall import moments
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record
@@ -146,3 +148,27 @@ def test_handoff_sections_and_progress_entries() -> None:
         3,
         "- goal: x",
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "looking"),
+    [
+        ("ls -la", True),
+        ("cd src && grep -n parse_date *.py | head", True),
+        ("git status && git diff --stat", True),
+        ("git branch -D old", False),
+        ("find . -name '*.pyc' -delete", False),
+        ("echo start && git add -A", False),
+        ("pytest -q", False),
+    ],
+)
+def test_successful_look_arounds_are_not_moments(command: str, looking: bool) -> None:
+    assert moments.looks_around(command) is looking
+    records = [
+        tool_use_record("c1", "Bash", {"command": command}),
+        tool_result_record("c1", "output"),
+        tool_use_record("c2", "Bash", {"command": command}),
+        tool_result_record("c2", "Exit code 2\nerror: nope", True),
+    ]
+    kinds = [(m.kind, m.line) for m in scan(records)]
+    assert kinds == ([] if looking else [("command", 2)]) + [("command", 4)]  # failures stay

@@ -58,12 +58,23 @@ QUIET_TOOLS = frozenset(
 )
 _TOOL_USE_ID = b'"tool_use_id":"'
 _RECALL_COMMAND = re.compile(r"\bccstate\s+recall\b|-m\s+ccstate\s+recall\b")
-_ERROR_LINE = re.compile(
-    r"(?i)\b(?:error|errors|failed|failure|fatal|exception|panic|traceback|cannot|"
-    r"not found|undefined|refused|denied|timeout|timed out)\b|^E\s|^\s*at\s|\bE\d{3,5}\b",
+_ERROR_LINE = re.compile(  # searched in the lower-cased output: faster than (?i)
+    r"\b(?:error|errors|failed|failure|fatal|exception|panic|traceback|cannot|"
+    r"not found|undefined|refused|denied|timeout|timed out)\b|^e\s|^\s*at\s|\be\d{3,5}\b",
     re.M,
 )
-SCAN_CAP = 64 << 10  # characters of a long output looked through (its start and its end)
+SCAN_CAP = 16 << 10  # characters of a long output looked through (its start and its end)
+# Programs that only look around: a successful run of nothing but these is not a moment
+# (`ls`, `git status`, `grep -n x`); a failed one is, like every other command.
+_LOOKING = frozenset(
+    re.findall(
+        r"\S+",
+        "ls ll la find grep rg ag cat head tail less wc pwd tree which whereis file stat du df "
+        "echo printf sort uniq cut nl jq date env printenv whoami hostname true",
+    )
+)
+_GIT_LOOKING = frozenset({"status", "diff", "log", "show", "branch", "remote", "rev-parse"})
+_SEGMENTS = re.compile(r"&&|\|\||;|\|")
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +222,8 @@ class TranscriptMoments:
         failed = bool(block.get("is_error"))
         key, subject = problem_key(name, tool_input)
         if name == "Bash":
-            if not _RECALL_COMMAND.search(str(tool_input.get("command", ""))):
+            command = str(tool_input.get("command", ""))
+            if failed or not (_RECALL_COMMAND.search(command) or looks_around(command)):
                 self._command(line, tool_input, text, failed)  # recall's own output: not news
         elif name in FILE_TOOLS and not failed:
             self._edit(line, name, tool_input)
@@ -264,6 +276,21 @@ class TranscriptMoments:
         self._emit("edit", line, path, f"{verb}\n{tool_input.get('change', '')}".strip())
 
 
+def looks_around(command: str) -> bool:
+    """Is every step of `command` a program that only reads (`cd x && ls | grep y`)?"""
+    for segment in _SEGMENTS.split(command):
+        words = segment.split()
+        if not words or words[0] == "cd":
+            continue
+        if words[0] == "git" and len(words) > 1 and words[1] in _GIT_LOOKING:
+            if words[1] == "branch" and any(w in ("-d", "-D", "-m", "-M") for w in words):
+                return False
+            continue
+        if words[0] not in _LOOKING or "-exec" in words or "-delete" in words:
+            return False
+    return True
+
+
 def _summary(name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     """What of a tool call's input a moment needs (pending calls are kept in the state)."""
     if name == "Bash":
@@ -297,9 +324,12 @@ def error_lines(text: str, limit: int = 6) -> list[str]:
     """The telling lines of a failure's output: errors, failures, exceptions, codes."""
     found: list[str] = []
     text = head_tail(text, SCAN_CAP)
+    lower = text.lower()
+    if len(lower) != len(text):  # a few characters change length in lower case
+        lower = "".join(c.lower()[:1] or c for c in text)
     pos = 0
     while len(found) < limit:
-        match = _ERROR_LINE.search(text, pos)
+        match = _ERROR_LINE.search(lower, pos)
         if match is None:
             break
         start = text.rfind("\n", 0, match.start()) + 1
