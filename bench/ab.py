@@ -192,13 +192,16 @@ def _second_session(project: Path) -> Callable[[Body], Reply]:
     return reply
 
 
+def _three_reads_and_an_edit(p: Path) -> list[StepLike]:
+    """Session 1 of `handoff` and `recall`: read app, util, models; change util_step_4."""
+    util = p / "src" / "util.py"
+    files = [p / "src" / "app.py", util, p / "src" / "models.py"]
+    return [*(_read(f) for f in files), _edit(util, "scale=5):", "scale=6):")]
+
+
 def _handoff(p: Path) -> list[Turn]:
-    app, util, models = p / "src" / "app.py", p / "src" / "util.py", p / "src" / "models.py"
     first = [
-        _read(app),
-        _read(util),
-        _read(models),
-        _edit(util, "scale=5):", "scale=6):"),
+        *_three_reads_and_an_edit(p),
         tool_use("Bash", {"command": "git diff --stat", "description": "what changed"}),
         text("Changed util_step_4's scale; next: the same for app_step_4."),
     ]
@@ -237,14 +240,7 @@ def _recalling_session(project: Path) -> Callable[[Body], Reply]:
 
 
 def _recall(p: Path) -> list[Turn]:
-    app, util, models = p / "src" / "app.py", p / "src" / "util.py", p / "src" / "models.py"
-    first = [
-        _read(app),
-        _read(util),
-        _read(models),
-        _edit(util, "scale=5):", "scale=6):"),
-        text("Changed util_step_4's scale from 5 to 6."),
-    ]
+    first = [*_three_reads_and_an_edit(p), text("Changed util_step_4's scale from 5 to 6.")]
     second = _recalling_session(p)
     steps: list[StepLike] = [respond(second) for _ in range(4)]
     return [

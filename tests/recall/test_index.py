@@ -184,3 +184,16 @@ def test_project_sources_find_subagents_handoffs_and_decisions(tmp_path: Path) -
         ["s1.jsonl", "agent-a1.jsonl", "s1.md", "DECISIONS.md"]
     )
     assert os.path.basename(found[-1].path) == "DECISIONS.md"
+
+
+def test_a_quick_question_is_indexed_but_not_counted_as_a_working_session(tmp_path: Path) -> None:
+    quick = write_jsonl(tmp_path / "q.jsonl", [prompt_record("hello"), text_record("hi")])
+    work = write_jsonl(tmp_path / "w.jsonl", session_records("w"))
+    build(tmp_path / "state", [quick, work])
+    con = index.connect(tmp_path / "state")
+    try:
+        got = index.stats(con)
+        assert (got.sessions, got.moments) == (1, count(tmp_path / "state"))
+        assert got.kinds["prompt"] == 2  # the question is searchable all the same
+    finally:
+        con.close()

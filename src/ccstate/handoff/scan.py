@@ -177,12 +177,7 @@ class Scan:
             for block in results:
                 self._tool_result(line, block, extra if len(results) == 1 else None)
             return
-        if record.get("isMeta") or record.get("isCompactSummary"):
-            return
-        if record.get("isVisibleInTranscriptOnly"):
-            return
-        text = "\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
-        prompt = prompt_text(text)
+        prompt = user_prompt(record, blocks)
         if not prompt:
             return
         self._cite(prompt, line)
@@ -293,6 +288,16 @@ class Scan:
             ("first prompt", first),
             (f"latest prompt (of {self.prompt_count})", self.latest_prompt),
         ]
+
+
+def user_prompt(record: dict[str, Any], blocks: list[dict[str, Any]]) -> str:
+    """The prompt in a user record's text `blocks`; '' for meta records, compaction summaries
+    and what Claude Code shows only in the transcript."""
+    if record.get("isMeta") or record.get("isCompactSummary"):
+        return ""
+    if record.get("isVisibleInTranscriptOnly"):
+        return ""
+    return prompt_text("\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text"))
 
 
 def prompt_text(text: str) -> str:

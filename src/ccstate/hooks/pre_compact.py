@@ -15,7 +15,7 @@ from ccstate.hooks.recall_indexer import update_recall
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     ledger = _ledger_epoch(inp, env)  # first: forgetting must not depend on the handoff
     written = write_handoff(inp, env, "PreCompact")
-    recall = update_recall(inp, env)  # after the handoff, which it indexes too
+    recall = update_recall(inp, env, "PreCompact")  # after the handoff, which it indexes too
     return HookResult.noop(**written, **recall, **ledger, trigger=inp.trigger)
 
 

@@ -8,10 +8,17 @@ if TYPE_CHECKING:
     from ccstate.hooks import HookEnv
 
 
-def update_recall(inp: HookInput, env: HookEnv) -> dict[str, object]:
+def update_recall(inp: HookInput, env: HookEnv, event: str) -> dict[str, object]:
     """Index the session at hand within what is left of the hook's budget; heartbeat detail."""
+    from ccstate import wiring
     from ccstate.recall import update
 
+    timeout = next(t for e, _m, t in wiring.HOOK_SPECS if e == event)
     return update.update_for_hook(
-        env.project_dir, env.state_dir, env.config, inp.transcript_path, started=env.now
+        env.project_dir,
+        env.state_dir,
+        env.config,
+        inp.transcript_path,
+        started=env.now,
+        timeout=float(timeout),
     )

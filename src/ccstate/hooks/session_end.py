@@ -11,4 +11,4 @@ from ccstate.hooks.recall_indexer import update_recall
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     written = write_handoff(inp, env, "SessionEnd")  # first: recall indexes the new handoff
-    return HookResult.noop(**written, **update_recall(inp, env), reason=inp.reason)
+    return HookResult.noop(**written, **update_recall(inp, env, "SessionEnd"), reason=inp.reason)

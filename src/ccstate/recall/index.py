@@ -502,8 +502,14 @@ class Stats:
 
 
 def stats(con: sqlite3.Connection) -> Stats:
+    """Counts for `doctor`, the CLI and the capsule. `sessions` counts sessions with work in
+    them (an edit, a command, an error, or more than one prompt), like the handoff's rule: a
+    quick question does not change the capsule."""
     sessions = con.execute(
-        "SELECT count(DISTINCT session) FROM sources WHERE kind = 'transcript' AND pruned = 0"
+        "SELECT count(*) FROM (SELECT d.session FROM docs d JOIN sources s ON s.id = d.source "
+        "WHERE s.kind = 'transcript' GROUP BY d.session "
+        "HAVING sum(d.kind IN ('edit', 'command', 'error', 'fix')) > 0 "
+        "OR sum(d.kind = 'prompt') > 1)"
     ).fetchone()[0]
     kinds = dict(con.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
     pages = con.execute("PRAGMA page_count").fetchone()[0]

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ccstate.handoff.scan import REJECTED, block_text, problem_key, prompt_text
+from ccstate.handoff.scan import REJECTED, block_text, problem_key, user_prompt
 from ccstate.recall.text import clip, head_tail
 from ccstate.transcript import message_content
 
@@ -201,12 +201,7 @@ class TranscriptMoments:
             for block in results:
                 self._tool_result(line, block)
             return
-        if record.get("isMeta") or record.get("isCompactSummary"):
-            return
-        if record.get("isVisibleInTranscriptOnly"):
-            return
-        text = "\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
-        prompt = prompt_text(text)
+        prompt = user_prompt(record, blocks)
         if prompt:
             self._flush_text()
             self._emit("prompt", line, "", clip(prompt, PROMPT_CAP))

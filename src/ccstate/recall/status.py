@@ -1,7 +1,8 @@
 """The capsule's one recall line, from `recall/summary.json` (SessionStart: no SQLite).
 
-Byte-identical for identical state: it names only the count of indexed sessions, which
-changes when a session ends, not with the clock. Nothing is recalled unasked.
+Byte-identical for identical state: it names only the count of indexed sessions with work
+in them (`index.stats`), which changes when such a session ends, not with the clock or a
+quick question. Nothing is recalled unasked.
 """
 
 from __future__ import annotations

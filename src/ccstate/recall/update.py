@@ -21,7 +21,6 @@ from ccstate.errors import CcstateError
 from ccstate.recall import index
 from ccstate.transcript import subagent_transcripts
 
-HOOK_TIMEOUT = 30.0  # SessionEnd and PreCompact (wiring.HOOK_SPECS)
 HOOK_MARGIN = 5.0  # seconds left for the guard, the heartbeat and the process to exit
 MIN_SECONDS = 1.0  # less than this left: skip (the next update catches up)
 CATCH_UP_SECONDS = 3.0  # then older transcripts not indexed yet, a slice per hook run
@@ -70,11 +69,13 @@ def update_for_hook(
     transcript_path: str,
     *,
     started: float,
+    timeout: float,
 ) -> dict[str, object]:
-    """The hooks' entry: index the session at hand; describe the outcome for the heartbeat."""
+    """The hooks' entry: index the session at hand within the hook's `timeout` (counted from
+    `started`, wall clock); describe the outcome for the heartbeat."""
     if not config.get("recall.enabled"):
         return {"recall": "disabled"}
-    left = HOOK_TIMEOUT - HOOK_MARGIN - (time.time() - started)
+    left = timeout - HOOK_MARGIN - (time.time() - started)
     if left < MIN_SECONDS:
         return {"recall": "skipped: no time left in the hook"}
     deadline = time.monotonic() + left
