@@ -31,6 +31,9 @@ FLOOR = 0.4  # the least share of the question's information a hit must match
 CANDIDATES = 100  # ranked by BM25 before scoring
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
 DF_CAP = 5000  # a term in more documents than this counts as this common (bounded cost)
+COMMON = 0.02  # a term in more than this share of the moments does not pick candidates
+COMMON_MIN = 2000  # below this the whole question is scored directly (cheap enough)
+COVERED = 40  # candidates whose share of the question is checked (the floor)
 SNIPPET_TOKENS = 24
 # A question about past work is best answered by what someone wrote about it (the
 # assistant's explanation, a fix, a decision, a prompt) before raw output (a command, an
@@ -110,24 +113,12 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
     if not terms:
         return []
     where, params = _filters(query)
-    expr = " OR ".join(fts_phrase(t) for t in terms)
-    rows = con.execute(
-        f"SELECT fts.rowid, bm25(fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {PARTS_WEIGHT}) AS s,"
-        f" d.kind, d.source, d.line FROM fts JOIN docs d ON d.id = fts.rowid"
-        f" WHERE fts MATCH ? {where} ORDER BY s LIMIT {CANDIDATES}",
-        (expr, *params),
-    ).fetchall()
-    bm25: dict[int, float] = {}
-    seen: set[tuple[int, int]] = set()
-    for rowid, score, kind, source, line in rows:
-        if (source, line) not in seen:  # a command and its fix share a line: show one
-            seen.add((source, line))
-            bm25[int(rowid)] = -float(score) * PRIOR.get(kind, 1.0)
-    bm25 = dict(sorted(bm25.items(), key=lambda kv: -kv[1]))
-    weights = _idf(con, terms)
-    matched = _matched(con, terms, list(bm25))
-    total = sum(weights.values()) or 1.0
-    coverage = {i: sum(weights[t] for t in matched.get(i, ())) / total for i in bm25}
+    total, found = _doc_counts(con, terms)
+    weights = {t: _idf(total, found[t]) for t in terms}
+    bm25 = _candidates(con, _match_expr(terms, _probe(terms, found, total)), where, params)
+    matched = _matched(con, terms, list(bm25)[:COVERED])
+    whole = sum(weights.values()) or 1.0
+    coverage = {i: sum(weights[t] for t in matched.get(i, ())) / whole for i in matched}
     order = list(bm25)
     semantic: dict[int, float] = {}
     if embedder is not None:
@@ -140,6 +131,7 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
     ]
     hits = _load(con, keep[: query.limit * 3], coverage, semantic, matched)
     hits = _tie_break(hits, bm25 if embedder is None else _rrf_scores(order))
+    expr = " OR ".join(fts_phrase(t) for t in terms)
     return [_with_snippet(con, h, expr) for h in hits[: query.limit]]
 
 
@@ -162,32 +154,88 @@ def _filters(query: Query) -> tuple[str, list[Any]]:
     return "".join(f" AND {c}" for c in clauses), params
 
 
-def _idf(con: sqlite3.Connection, terms: list[str]) -> dict[str, float]:
-    """BM25's IDF of each term, from its document count (capped at DF_CAP, a common word)."""
-    total = con.execute("SELECT count(*) FROM docs").fetchone()[0] or 1
-    out = {}
-    for term in terms:
-        found = con.execute(
+def _doc_counts(con: sqlite3.Connection, terms: list[str]) -> tuple[int, dict[str, int]]:
+    """How many moments there are, and how many hold each term (counted up to DF_CAP)."""
+    total = con.execute("SELECT max(id) FROM docs").fetchone()[0] or 1  # ~count(*), no scan
+    found = {
+        term: con.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT {DF_CAP})",
             (fts_phrase(term),),
         ).fetchone()[0]
-        out[term] = max(0.05, math.log((total - found + 0.5) / (found + 0.5) + 1.0))
-    return out
+        for term in terms
+    }
+    return int(total), found
+
+
+def _idf(total: int, found: int) -> float:
+    """BM25's IDF (as FTS5 computes it, floored so a word in every moment still counts)."""
+    return max(0.05, math.log((total - found + 0.5) / (found + 0.5) + 1.0))
+
+
+def _probe(terms: list[str], found: dict[str, int], total: int) -> list[str]:
+    """The terms that pick the candidates: not the common ones (in more than COMMON of the
+    moments), which would make FTS5 score most of the index for little information; the two
+    rarest when all are common. Every term still counts in each candidate's score."""
+    common = max(COMMON_MIN, int(total * COMMON))
+    rare = [t for t in terms if found[t] <= common]
+    return rare or sorted(terms, key=lambda t: found[t])[:2]
+
+
+def _match_expr(terms: list[str], probe: list[str]) -> str:
+    """`(rare OR ...) AND (every term OR ...)`: only moments holding a probe term are scored,
+    on every term (the probe terms count twice: the rare words weigh most anyway)."""
+    everything = " OR ".join(fts_phrase(t) for t in terms)
+    if len(probe) == len(terms):
+        return everything
+    return f"({' OR '.join(fts_phrase(t) for t in probe)}) AND ({everything})"
+
+
+def _candidates(
+    con: sqlite3.Connection, expr: str, where: str, params: list[Any]
+) -> dict[int, float]:
+    """{moment id: BM25 x kind prior}, best first: one per transcript line."""
+    rank = f"bm25(fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {PARTS_WEIGHT})"
+    if where:  # filtered: join the moments (their kind, time, session)
+        rows = con.execute(
+            f"SELECT fts.rowid, {rank} AS s FROM fts JOIN docs d ON d.id = fts.rowid"
+            f" WHERE fts MATCH ? {where} ORDER BY s LIMIT {CANDIDATES}",
+            (expr, *params),
+        ).fetchall()
+    else:  # the index alone is about twice as fast
+        rows = con.execute(
+            f"SELECT rowid, {rank} AS s FROM fts WHERE fts MATCH ? ORDER BY s LIMIT {CANDIDATES}",
+            (expr,),
+        ).fetchall()
+    if not rows:
+        return {}
+    marks = ", ".join("?" for _ in rows)
+    info = {
+        r[0]: r[1:]
+        for r in con.execute(
+            f"SELECT id, kind, source, line FROM docs WHERE id IN ({marks})", [r[0] for r in rows]
+        )
+    }
+    strength: dict[int, float] = {}
+    seen: set[tuple[int, int]] = set()
+    for rowid, score in rows:
+        kind, source, line = info.get(rowid, ("", 0, 0))
+        if (source, line) not in seen:  # a command and its fix share a line: show one
+            seen.add((source, line))
+            strength[int(rowid)] = -float(score) * PRIOR.get(kind, 1.0)
+    return dict(sorted(strength.items(), key=lambda kv: -kv[1]))
 
 
 def _matched(con: sqlite3.Connection, terms: list[str], ids: list[int]) -> dict[int, list[str]]:
-    """Which of `terms` each candidate holds."""
-    found: dict[int, list[str]] = {}
-    if not ids:
-        return found
-    marks = ", ".join("?" for _ in ids)
+    """Which of `terms` each candidate holds (one lookup per pair: FTS5 seeks a rowid)."""
+    found: dict[int, list[str]] = {i: [] for i in ids}
     for term in terms:
-        rows = con.execute(
-            f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
-            (fts_phrase(term), *ids),
-        )
-        for (rowid,) in rows:
-            found.setdefault(int(rowid), []).append(term)
+        phrase = fts_phrase(term)
+        for i in ids:
+            hit = con.execute(
+                "SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?", (phrase, i)
+            ).fetchone()
+            if hit is not None:
+                found[i].append(term)
     return found
 
 
