@@ -6,6 +6,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from ccstate.recall import reader
 from helpers import prompt_record, text_record, write_jsonl
 
@@ -58,3 +60,20 @@ def test_skip_declines_long_lines_before_decoding(tmp_path: Path) -> None:
     seen: list[int] = []
     got = lines_of(path, reader.Cursor(), skip=lambda raw: seen.append(len(raw)) or True)
     assert got == [2] and len(seen) == 1
+
+
+def test_lines_across_read_chunks_come_out_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = [prompt_record(f"prompt number {i} " + "x" * (i * 7)) for i in range(40)]
+    path = write_jsonl(tmp_path / "t.jsonl", records)
+    whole = [(n, r["message"]["content"]) for n, r in reader.iter_records(path, reader.Cursor())]
+    monkeypatch.setattr(reader, "_CHUNK", 7)  # every line spans several reads
+    cursor = reader.Cursor()
+    small = [(n, r["message"]["content"]) for n, r in reader.iter_records(path, cursor)]
+    assert small == whole and len(whole) == 40 and cursor.offset == path.stat().st_size
+    sizes = [len(line) for line in path.read_bytes().splitlines(keepends=True)]
+    short = [n for n, size in enumerate(sizes, start=1) if size <= 200]
+    cut = reader.Cursor()
+    assert lines_of(path, cut, max_line_bytes=200) == short  # longer lines skipped, counted
+    assert cut.oversize == 40 - len(short) > 0 and cut.offset == path.stat().st_size

@@ -31,7 +31,7 @@ SCHEMA_VERSION = 1
 INDEX_DIR = "recall"
 INDEX_NAME = "index.sqlite"
 SUMMARY_NAME = "summary.json"
-PARTS_SCAN = 1200  # body characters whose identifiers are split (long code: the first part)
+PARTS_SCAN = 800  # body characters whose identifiers are split (long code: the first part)
 HEAD_BYTES = 512  # a transcript whose first bytes changed was rewritten: read it again
 NO_FTS5 = (
     "recall needs SQLite's FTS5 extension, which this Python's sqlite3 module (SQLite {version}) "
@@ -117,10 +117,14 @@ def connect(state: Path, *, timeout: float = 10.0, create: bool = True) -> sqlit
     try:
         con.execute("PRAGMA journal_mode=WAL")
         con.execute("PRAGMA synchronous=NORMAL")
+        con.execute("PRAGMA cache_size=-32768")  # 32 MiB: FTS5 merges touch many pages
         if con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
             con.execute("PRAGMA auto_vacuum=INCREMENTAL")  # so pruning gives space back
             con.execute("VACUUM")
+        fresh = con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'fts'").fetchone()[0]
         con.executescript(_SCHEMA)
+        if not fresh:  # merge segments less often while indexing (queries barely notice)
+            con.execute("INSERT INTO fts(fts, rank) VALUES ('automerge', 8)")
         con.execute(
             "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),

@@ -23,10 +23,12 @@ from ccstate import transcript
 
 WANTED = frozenset({"user", "assistant"})
 MAX_LINE_BYTES = 32 << 20  # a record longer than this is skipped, not read into memory
-_CHUNK = 1 << 20
+_CHUNK = 4 << 20  # bytes read at a time
 _TOOL_USE_RESULT = b',"toolUseResult"'
 _SHORT = 4096
 _PROGRESS = b'"type":"progress"'
+_THINKING = b'"content":[{"type":"thinking"'
+_PREFIX = 4096
 
 
 class Cursor:
@@ -57,43 +59,49 @@ def iter_records(
     with path.open("rb") as fh:
         fh.seek(cursor.offset)
         count = 0
-        while True:
+        for raw, size in _lines(fh, max_line_bytes):
             count += 1
             if deadline is not None and count % 256 == 0 and time.monotonic() > deadline:
                 cursor.stopped = f"time budget reached at line {cursor.line}"
-                return  # before reading the line: the next run starts with it
-            raw = fh.readline(max_line_bytes + 1)
-            if not raw:
-                return
-            if not raw.endswith(b"\n"):
-                if len(raw) <= max_line_bytes:
-                    return  # a partial last line: the session is writing it
-                skipped = _skip_line(fh)
-                if skipped < 0:
-                    return  # an oversized partial last line: wait for its end
-                cursor.oversize += 1
-                cursor.line += 1
-                cursor.offset += len(raw) + skipped
-                continue
+                return  # before taking the line: the next run starts with it
             cursor.line += 1
-            cursor.offset += len(raw)
-            if skip is not None and len(raw) > _SHORT and skip(raw):
+            cursor.offset += size
+            if raw is None:
+                cursor.oversize += 1
+                continue
+            if skip is not None and size > _SHORT and skip(raw):
                 continue
             record = _decode(raw, loads)
             if record is not None:
                 yield cursor.line, record
 
 
-def _skip_line(fh: Any) -> int:
-    """Read past the rest of an oversized line; its byte count, or -1 at the end of file."""
-    count = 0
+def _lines(fh: Any, limit: int) -> Iterator[tuple[bytes | None, int]]:
+    """(line, its size in bytes) for each complete line; (None, size) for one longer than
+    `limit` (never held whole). A last line without its newline is not returned."""
+    rest = b""
+    skipped = -1  # >= 0: bytes of an oversized line passed so far
     while True:
-        chunk = fh.readline(_CHUNK)
+        chunk = fh.read(_CHUNK)
         if not chunk:
-            return -1
-        count += len(chunk)
-        if chunk.endswith(b"\n"):
-            return count
+            return
+        if skipped >= 0:
+            nl = chunk.find(b"\n")
+            if nl < 0:
+                skipped += len(chunk)
+                continue
+            yield None, skipped + nl + 1
+            skipped, chunk = -1, chunk[nl + 1 :]
+        data = rest + chunk if rest else chunk
+        pos = 0
+        find = data.find
+        while (nl := find(b"\n", pos)) >= 0:
+            size = nl + 1 - pos
+            yield (data[pos : nl + 1] if size <= limit else None), size
+            pos = nl + 1
+        rest = data[pos:]
+        if len(rest) > limit:
+            skipped, rest = len(rest), b""
 
 
 def _decode(raw: bytes, loads: Any) -> dict[str, Any] | None:
@@ -105,6 +113,8 @@ def _decode(raw: bytes, loads: Any) -> dict[str, Any] | None:
     kind = transcript.top_level_type(raw)
     if kind is not None and kind not in WANTED:
         return None
+    if kind == "assistant" and raw.find(_THINKING, 0, _PREFIX) >= 0:
+        return None  # a thinking block alone (2.x writes one block per record): not a moment
     if kind == "user":
         cut = raw.find(_TOOL_USE_RESULT)
         if cut > 0:
