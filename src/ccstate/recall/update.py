@@ -46,7 +46,7 @@ def refresh(
         if full:
             index.forget_stamps(con)
         sources = index.project_sources(project, state, environ)
-        workers = jobs if jobs is not None else min(2, os.cpu_count() or 1)
+        workers = jobs if jobs is not None else _cpus()
         report = index.update(
             con,
             sources,
@@ -60,6 +60,14 @@ def refresh(
         con.close()
         raise
     return con, report
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (its affinity, not the host's count, in a container)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS, Windows
+        return os.cpu_count() or 1
 
 
 def update_for_hook(
