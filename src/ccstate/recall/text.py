@@ -13,6 +13,7 @@ import re
 TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 # a compound identifier: snake_case (a letter or digit on both sides of a `_`) or camelCase
 _IDENT = re.compile(r"\b(?:\w+_[^\W_]\w*|\w*[a-z][A-Z]\w*)")
+_JOINT = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[^\W_]+(?:_+[^\W_]+)*", re.UNICODE)
 _SPACE = re.compile(r"\s+")
@@ -53,6 +54,8 @@ STOPWORDS = frozenset(
 
 def parts(text: str) -> str:
     """The pieces of compound identifiers in `text` (`parse_date`, `parseDate` -> parse date)."""
+    if _JOINT.search(text) is None:  # no snake_case or camelCase at all (a quick scan)
+        return ""
     out: list[str] = []
     for word in dict.fromkeys(_IDENT.findall(text)):
         pieces = [
