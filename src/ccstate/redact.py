@@ -66,26 +66,31 @@ _compiled: list[tuple[str, re.Pattern[str]]] = []  # filled on first use: ~6 ms 
 # pattern hold no other pattern's clue, so the result is the same as running them all,
 # several times faster on ordinary text (recall redacts every moment it indexes;
 # tests/test_redact.py checks the equivalence on the public transcripts).
-# (pattern strings: `re` compiles them on first use and caches them; SessionStart imports
-# this module)
-_AWS_CLUE = r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)"
-_GITHUB_CLUE = r"gh[pousr]_|github_pat_"
-_GITLAB_CLUE = r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent|feed|sd)-"
+# (compiled on first use, like the patterns: SessionStart imports this module)
+_CLUE_PATTERNS = (
+    r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|NPA|NVA|IPA)",
+    r"gh[pousr]_|github_pat_",
+    r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent|feed|sd)-",
+)
+_clues: list[re.Pattern[str]] = []
 _SECRET_WORDS = ("passw", "passphrase", "pwd", "secret", "token", "key", "credential")
 
 
 def _kinds_present(text: str) -> set[str]:
     """The pattern kinds whose clues `text` holds (a superset of those that can match)."""
+    if not _clues:
+        _clues.extend(re.compile(p) for p in _CLUE_PATTERNS)
+    aws, github, gitlab = _clues
     present = set()
     if "-----BEGIN" in text:
         present.add("private-key")
-    if re.search(_AWS_CLUE, text):
+    if aws.search(text):
         present.add("aws-key")
     if "sk-" in text:
         present.update(("anthropic-key", "openai-key"))
-    if re.search(_GITHUB_CLUE, text):
+    if github.search(text):
         present.add("github-token")
-    if re.search(_GITLAB_CLUE, text):
+    if gitlab.search(text):
         present.add("gitlab-token")
     if "xox" in text or "xapp-" in text:
         present.add("slack-token")

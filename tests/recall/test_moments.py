@@ -28,7 +28,7 @@ SESSION = [
     tool_result_record("t2", "The file has been updated."),
     tool_use_record("t3", "Bash", {"command": "pytest -q tests/test_hook.py"}),
     tool_result_record("t3", "3 passed in 0.1s"),
-    tool_use_record("t4", "Read", {"file_path": "/p/missing.py"}),
+    tool_use_record("t4", "Edit", {"file_path": "/p/gone.py", "old_string": "a"}),
     tool_result_record("t4", "<tool_use_error>File does not exist.</tool_use_error>", True),
     tool_use_record("t5", "Bash", {"command": "ccstate recall webhook"}),
     tool_result_record("t5", "recall: 1 hit(s)"),
@@ -104,15 +104,21 @@ def test_the_state_carries_a_scan_over_a_split_anywhere() -> None:
         assert first + again.drain() == whole, cut
 
 
-def test_a_long_quiet_result_is_skipped_undecoded_and_forgotten() -> None:
+def test_records_of_reading_tools_are_skipped_undecoded() -> None:
     ex = moments.TranscriptMoments("s1")
     ex.feed(1, tool_use_record("r1", "Read", {"file_path": "/p/a.py"}))
     ex.feed(2, tool_use_record("b1", "Bash", {"command": "ls"}))
     compact = (",", ":")  # as Claude Code writes records
     raw = json.dumps(tool_result_record("r1", "x" * 5000), separators=compact).encode()
-    assert ex.skip_line(raw) and "r1" not in ex.pending
+    assert ex.skip_line(raw) and "r1" not in ex.pending  # a reading tool is never pending
     bash = json.dumps(tool_result_record("b1", "y" * 5000), separators=compact).encode()
     assert not ex.skip_line(bash) and "b1" in ex.pending
+    call = tool_use_record("r2", "Grep", {"pattern": "x"})
+    assert ex.skip_line(json.dumps(call, separators=compact).encode())
+    edit = tool_use_record("e1", "Edit", {"file_path": "/p/a.py"})
+    assert not ex.skip_line(json.dumps(edit, separators=compact).encode())
+    loose = json.dumps(tool_result_record("r9", "z")).encode()  # not compact: decoded
+    assert not ex.skip_line(loose)
 
 
 def test_decisions_become_moments_with_their_file_line() -> None:

@@ -40,8 +40,8 @@ MAX_OPEN = 50  # failures waiting for a success of the same call
 MAX_EDITS = 30  # recent edits remembered for a fix
 FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
-# Tools whose successful output is not a moment: a long result of theirs (a file's text,
-# search hits) need not even be decoded (`skip_line`). Their failures are short and kept.
+# Tools that only read: neither their output (a file's text, search hits) nor their
+# failures are moments, and their records need not even be decoded (`skip_line`).
 QUIET_TOOLS = frozenset(
     {
         "Read",
@@ -57,6 +57,14 @@ QUIET_TOOLS = frozenset(
     }
 )
 _TOOL_USE_ID = b'"tool_use_id":"'
+_TOOL_USE_BLOCK = b'"type":"tool_use"'
+_TEXT_BLOCK = b'"type":"text"'
+_NAME = b'"name":"'
+_USER_ROLE = b'"role":"user"'
+_ASSISTANT_ROLE = b'"role":"assistant"'
+_QUIET_NAMES = frozenset(name.encode() for name in QUIET_TOOLS)
+_HEAD = 2048  # a result's id comes early in its record
+_CALL_MAX = 8192  # a quiet tool's call is a short record
 _RECALL_COMMAND = re.compile(r"\bccstate\s+recall\b|-m\s+ccstate\s+recall\b")
 _ERROR_LINE = re.compile(  # searched in the lower-cased output: faster than (?i)
     r"\b(?:error|errors|failed|failure|fatal|exception|panic|traceback|cannot|"
@@ -116,18 +124,27 @@ class TranscriptMoments:
         }
 
     def skip_line(self, raw: bytes) -> bool:
-        """True for a long record that is one quiet tool's result (not worth decoding)."""
-        at = raw.find(_TOOL_USE_ID)
-        if at < 0 or raw.find(_TOOL_USE_ID, at + 1) >= 0:
-            return False  # no result, or several in one record: decode it
-        start = at + len(_TOOL_USE_ID)
-        end = raw.find(b'"', start, start + 200)
-        tool_id = raw[start:end].decode("ascii", "replace") if end > 0 else ""
-        pending = self.pending.get(tool_id)
-        if pending is None or pending[0] not in QUIET_TOOLS:
+        """True for a record that cannot yield a moment, seen without decoding it: the call
+        of a quiet tool, or a result no pending call waits for (quiet tools never wait).
+        Records written otherwise than Claude Code's compact JSON are decoded."""
+        at = raw.find(_TOOL_USE_ID, 0, _HEAD)
+        if at >= 0:
+            start = at + len(_TOOL_USE_ID)
+            end = raw.find(b'"', start, start + 200)
+            if end < 0 or raw[start:end].decode("ascii", "replace") in self.pending:
+                return False
+            # one result in a user record (a second one may wait: decode then)
+            return raw.find(_TOOL_USE_ID, end) < 0 and raw.find(_USER_ROLE, 0, _HEAD) >= 0
+        if len(raw) > _CALL_MAX:
             return False
-        del self.pending[tool_id]
-        return True
+        at = raw.find(_TOOL_USE_BLOCK)
+        if at < 0 or raw.find(_TOOL_USE_BLOCK, at + 1) >= 0 or raw.find(_TEXT_BLOCK) >= 0:
+            return False
+        name = raw.find(_NAME, at, at + 400)
+        if name < 0 or raw.find(_ASSISTANT_ROLE) < 0:
+            return False
+        start = name + len(_NAME)
+        return raw[start : raw.find(b'"', start, start + 80)] in _QUIET_NAMES
 
     def drain(self) -> list[Moment]:
         out, self.out = self.out, []
@@ -189,6 +206,8 @@ class TranscriptMoments:
             self._emit("answer", line, "plan", clip(tool_input["plan"], ANSWER_CAP))
             return
         tool_id = block.get("id")
+        if name in QUIET_TOOLS:
+            return  # its output is not a moment (a failure neither: a missing file, a bad glob)
         if isinstance(tool_id, str) and (
             tool_id in self.pending or len(self.pending) < MAX_PENDING
         ):

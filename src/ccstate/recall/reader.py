@@ -53,7 +53,7 @@ def iter_records(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each user/assistant record after `cursor`, advancing it.
 
-    `skip(line)` may decline a long line (over 4 KiB) before it is decoded.
+    `skip(line)` may decline a line before it is decoded.
     """
     loads = transcript.fast_loads()
     with path.open("rb") as fh:
@@ -69,7 +69,7 @@ def iter_records(
             if raw is None:
                 cursor.oversize += 1
                 continue
-            if skip is not None and size > _SHORT and skip(raw):
+            if skip is not None and skip(raw):
                 continue
             record = _decode(raw, loads)
             if record is not None:
