@@ -33,7 +33,7 @@ RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
 DF_CAP = 5000  # a term in more documents than this counts as this common (bounded cost)
 COMMON = 0.02  # a term in more than this share of the moments does not pick candidates
 COMMON_MIN = 2000  # below this the whole question is scored directly (cheap enough)
-COVERED = 40  # candidates whose share of the question is checked (the floor)
+COVERED = 25  # candidates, best first, whose share of the question is checked (the floor)
 SNIPPET_TOKENS = 24
 # A question about past work is best answered by what someone wrote about it (the
 # assistant's explanation, a fix, a decision, a prompt) before raw output (a command, an
@@ -116,20 +116,25 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
     total, found = _doc_counts(con, terms)
     weights = {t: _idf(total, found[t]) for t in terms}
     bm25 = _candidates(con, _match_expr(terms, _probe(terms, found, total)), where, params)
-    matched = _matched(con, terms, list(bm25)[:COVERED])
-    whole = sum(weights.values()) or 1.0
-    coverage = {i: sum(weights[t] for t in matched.get(i, ())) / whole for i in matched}
     order = list(bm25)
     semantic: dict[int, float] = {}
     if embedder is not None:
         semantic = embedder.rank(con, query.text, where, params, CANDIDATES)
         order = fuse([order, list(semantic)])
-    keep = [
-        i
-        for i in order
-        if coverage.get(i, 0.0) >= query.floor or semantic.get(i, 0.0) >= embedder_floor(embedder)
-    ]
-    hits = _load(con, keep[: query.limit * 3], coverage, semantic, matched)
+    whole = sum(weights.values()) or 1.0
+    checked = set(list(bm25)[:COVERED])
+    matched: dict[int, list[str]] = {}
+    coverage: dict[int, float] = {}
+    keep: list[int] = []
+    for i in order:  # the floor, checked in rank order until enough hits pass it
+        if len(keep) >= query.limit * 3:
+            break
+        if i in checked:
+            matched[i] = _terms_in(con, terms, i)
+            coverage[i] = sum(weights[t] for t in matched[i]) / whole
+        if coverage.get(i, 0.0) >= query.floor or semantic.get(i, 0.0) >= embedder_floor(embedder):
+            keep.append(i)
+    hits = _load(con, keep, coverage, semantic, matched)
     hits = _tie_break(hits, bm25 if embedder is None else _rrf_scores(order))
     expr = " OR ".join(fts_phrase(t) for t in terms)
     return [_with_snippet(con, h, expr) for h in hits[: query.limit]]
@@ -225,18 +230,16 @@ def _candidates(
     return dict(sorted(strength.items(), key=lambda kv: -kv[1]))
 
 
-def _matched(con: sqlite3.Connection, terms: list[str], ids: list[int]) -> dict[int, list[str]]:
-    """Which of `terms` each candidate holds (one lookup per pair: FTS5 seeks a rowid)."""
-    found: dict[int, list[str]] = {i: [] for i in ids}
-    for term in terms:
-        phrase = fts_phrase(term)
-        for i in ids:
-            hit = con.execute(
-                "SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?", (phrase, i)
-            ).fetchone()
-            if hit is not None:
-                found[i].append(term)
-    return found
+def _terms_in(con: sqlite3.Connection, terms: list[str], rowid: int) -> list[str]:
+    """Which of `terms` a moment holds (one lookup each: FTS5 seeks the rowid)."""
+    return [
+        term
+        for term in terms
+        if con.execute(
+            "SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?", (fts_phrase(term), rowid)
+        ).fetchone()
+        is not None
+    ]
 
 
 def fuse(rankings: list[list[int]], k: int = RRF_K) -> list[int]:
