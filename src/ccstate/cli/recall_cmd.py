@@ -97,9 +97,12 @@ def recall_cmd(
                 err=True,
             )
     with con:
+        counts = index.read_summary(state)
         if not query:
-            stats = index.stats(con)
-            click.echo(f"Indexed {stats.moments} moments from {stats.sessions} sessions.")
+            click.echo(
+                f"Indexed {counts.get('moments', 0)} moments from "
+                f"{counts.get('sessions', 0)} sessions."
+            )
             return
         embedder = _embedder(cfg, root)
         text = " ".join(query)
@@ -107,17 +110,11 @@ def recall_cmd(
             text, limit=limit, since=parse_since(since), session=session or "", kinds=kinds
         )
         hits = search.search(con, q, embedder)
-        stats = index.stats(con)
+    indexed = {"sessions": counts.get("sessions", 0), "moments": counts.get("moments", 0)}
     if as_json:
-        echo_json(
-            {
-                "query": text,
-                "hits": [h.to_json() for h in hits],
-                "indexed": {"sessions": stats.sessions, "moments": stats.moments},
-            }
-        )
+        echo_json({"query": text, "hits": [h.to_json() for h in hits], "indexed": indexed})
         return
-    _print_hits(text, hits, stats, q.floor)
+    _print_hits(text, hits, indexed, q.floor)
 
 
 def _embedder(cfg: config.Config, root: Path) -> Embedder | None:
@@ -145,13 +142,13 @@ def parse_since(text: str | None, today: dt.date | None = None) -> str:
         ) from None
 
 
-def _print_hits(text: str, hits: list[search.Hit], stats: index.Stats, floor: float) -> None:
+def _print_hits(text: str, hits: list[search.Hit], indexed: dict[str, int], floor: float) -> None:
     if not hits:
         click.echo(NOTHING.format(query=text, floor=floor))
         return
     click.echo(
         f"recall: {len(hits)} hit(s) for {text!r} "
-        f"({stats.moments} moments from {stats.sessions} sessions indexed)"
+        f"({indexed['moments']} moments from {indexed['sessions']} sessions indexed)"
     )
     for number, hit in enumerate(hits, start=1):
         click.echo(_highlight(hit_line(number, hit)))

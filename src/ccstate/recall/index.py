@@ -69,6 +69,7 @@ CREATE TABLE IF NOT EXISTS docs(
 );
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source, line);
 CREATE INDEX IF NOT EXISTS docs_session ON docs(session, ts);
+CREATE INDEX IF NOT EXISTS docs_kind ON docs(kind, session);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     title, body, parts, content='docs', content_rowid='id', tokenize="{TOKENIZER}"
 );
@@ -509,16 +510,25 @@ def stats(con: sqlite3.Connection) -> Stats:
     """Counts for `doctor`, the CLI and the capsule. `sessions` counts sessions with work in
     them (an edit, a command, an error, or more than one prompt), like the handoff's rule: a
     quick question does not change the capsule."""
-    sessions = con.execute(
-        "SELECT count(*) FROM (SELECT d.session FROM docs d JOIN sources s ON s.id = d.source "
-        "WHERE s.kind = 'transcript' GROUP BY d.session "
-        "HAVING sum(d.kind IN ('edit', 'command', 'error', 'fix')) > 0 "
-        "OR sum(d.kind = 'prompt') > 1)"
+    sessions = con.execute(  # from the (kind, session) index alone: no moment is read
+        "SELECT count(*) FROM ("
+        "SELECT session FROM docs WHERE kind IN ('edit', 'command', 'error', 'fix') "
+        "UNION SELECT session FROM docs WHERE kind = 'prompt' GROUP BY session "
+        "HAVING count(*) > 1)"
     ).fetchone()[0]
     kinds = dict(con.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
     pages = con.execute("PRAGMA page_count").fetchone()[0]
     size = con.execute("PRAGMA page_size").fetchone()[0]
     return Stats(int(sessions), sum(kinds.values()), used_bytes(con), pages * size, kinds)
+
+
+def read_summary(state: Path) -> dict[str, int]:
+    """What the last update counted ({} when there is none): cheap, for headers."""
+    try:
+        data = json.loads(summary_path(state).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, int)} if isinstance(data, dict) else {}
 
 
 def write_summary(state: Path, summary: Stats) -> None:

@@ -55,7 +55,8 @@ def refresh(
             jobs=workers,
             full=full,
         )
-        _after(con, project, state, config)
+        if report.read or report.pruned_sessions or not index.summary_path(state).exists():
+            _after(con, project, state, config)
     except BaseException:
         con.close()
         raise
