@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--floor", type=float, default=search.FLOOR, help=f"score floor (default {search.FLOOR})"
+    )
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         raise SystemExit(f"{args.corpus}: no such corpus (../shared/transcripts/public)")
@@ -82,13 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         built = time.monotonic() - started
         found, lines = 0, []
         for item in spec["questions"]:
-            hits = search.search(con, search.Query(item["q"], limit=TOP))
+            hits = search.search(con, search.Query(item["q"], limit=TOP, floor=args.floor))
             ok = any(scores(h, answers(item)) for h in hits)
             found += ok
             lines.append(_line("hit " if ok else "MISS", item["q"], hits, args.verbose))
         quiet, none_lines = 0, []
         for question in spec["none"]:
-            hits = search.search(con, search.Query(question, limit=TOP))
+            hits = search.search(con, search.Query(question, limit=TOP, floor=args.floor))
             quiet += not hits
             none_lines.append(_line("none" if not hits else "NOISE", question, hits, True))
         con.close()
@@ -96,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join([*lines, *none_lines]))
     print(
         f"\n{report.moments} moments from {len(files)} transcripts indexed in {built:.1f}s; "
-        f"floor {search.FLOOR}\nhit@{TOP}: {found}/{total} = {found / total:.2f} (target 0.80)"
+        f"floor {args.floor}\nhit@{TOP}: {found}/{total} = {found / total:.2f} (target 0.80)"
         f"\nno-answer questions with nothing above the floor: {quiet}/{nones}"
     )
     if args.json:
