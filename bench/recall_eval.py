@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from ccstate import redact  # noqa: E402
-from ccstate.recall import index, search  # noqa: E402
+from ccstate.recall import index, search, sources  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "transcripts" / "public"
 QUESTIONS = Path(__file__).with_name("recall_questions.json")
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         report = index.update(
             con,
-            [index.transcript_source(f) for f in files],
+            [sources.transcript_source(f) for f in files],
             redactor=redact.Redactor(),
             max_bytes=1 << 30,
             jobs=min(2, os.cpu_count() or 1),

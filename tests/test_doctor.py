@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccstate import doctor, paths, redact
-from ccstate.recall import index
+from ccstate.recall import index, sources
 from helpers import prompt_record, tool_result_record, tool_use_record, write_jsonl
 
 
@@ -19,7 +19,7 @@ def build(project: Path) -> Path:
     con = index.connect(state)
     index.update(
         con,
-        [index.transcript_source(write_jsonl(project / "t" / "s1.jsonl", records))],
+        [sources.transcript_source(write_jsonl(project / "t" / "s1.jsonl", records))],
         redactor=redact.Redactor(),
         max_bytes=1 << 30,
     )

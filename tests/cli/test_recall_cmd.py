@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from ccstate.cli import cli
 from ccstate.cli.recall_cmd import parse_since
 from ccstate.errors import CcstateError
-from ccstate.recall import index
+from ccstate.recall import sources
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 SID = "3f2a9c1e-0000-4000-8000-000000000017"
@@ -26,7 +26,7 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def project(git_project: Path) -> Path:
-    folder = index.transcripts_folder(git_project, os.environ)
+    folder = sources.transcripts_folder(git_project, os.environ)
     write_jsonl(
         folder / f"{SID}.jsonl",
         [

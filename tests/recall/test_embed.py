@@ -11,7 +11,7 @@ import pytest
 
 from ccstate import redact
 from ccstate.errors import CcstateError
-from ccstate.recall import embed, index, search
+from ccstate.recall import embed, index, search, sources
 from helpers import text_record, write_jsonl
 
 np = pytest.importorskip("numpy")
@@ -69,7 +69,7 @@ def test_semantic_ranking_finds_what_shares_no_word(tmp_path: Path, monkeypatch)
     con = index.connect(tmp_path / "state")
     index.update(
         con,
-        [index.transcript_source(f) for f in files],
+        [sources.transcript_source(f) for f in files],
         redactor=redact.Redactor(),
         max_bytes=1 << 30,
     )

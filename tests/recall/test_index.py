@@ -12,7 +12,7 @@ import pytest
 
 from ccstate import redact
 from ccstate.errors import CcstateError
-from ccstate.recall import index
+from ccstate.recall import index, sources
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 SECRET = "ghp_" + "PLANTEDrecall000000000000000000000000"
@@ -34,7 +34,7 @@ def build(state: Path, files: list[Path], **kw: object) -> index.Report:
     try:
         return index.update(
             con,
-            [index.transcript_source(f) for f in files],
+            [sources.transcript_source(f) for f in files],
             redactor=kw.pop("redactor", redact.Redactor()),  # type: ignore[arg-type]
             max_bytes=kw.pop("max_bytes", 1 << 30),  # type: ignore[arg-type]
             **kw,  # type: ignore[arg-type]
@@ -168,13 +168,13 @@ def test_without_fts5_the_error_says_what_to_do(
 
 def test_project_sources_find_subagents_handoffs_and_decisions(tmp_path: Path) -> None:
     project, state = tmp_path / "project", tmp_path / "project" / ".ccstate"
-    folder = index.transcripts_folder(project, {"HOME": str(tmp_path / "home")})
+    folder = sources.transcripts_folder(project, {"HOME": str(tmp_path / "home")})
     write_jsonl(folder / "s1.jsonl", session_records("s1"))
     write_jsonl(folder / "s1" / "subagents" / "agent-a1.jsonl", session_records("s1"))
     (state / "handoff" / "branches" / "main").mkdir(parents=True)
     (state / "handoff" / "branches" / "main" / "s1.md").write_text("# Handoff\n")
     (project / "DECISIONS.md").write_text("# Decisions\n")
-    found = index.project_sources(project, state, {"HOME": str(tmp_path / "home")})
+    found = sources.project_sources(project, state, {"HOME": str(tmp_path / "home")})
     assert [(s.kind, s.session, s.agent) for s in found] == [
         ("transcript", "s1", ""),
         ("transcript", "s1", "agent-a1"),

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from ccstate.decisions import log as decisions_log
 from ccstate.recall import moments
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record
 
@@ -119,41 +118,6 @@ def test_records_of_reading_tools_are_skipped_undecoded() -> None:
     assert not ex.skip_line(json.dumps(edit, separators=compact).encode())
     loose = json.dumps(tool_result_record("r9", "z")).encode()  # not compact: decoded
     assert not ex.skip_line(loose)
-
-
-def test_decisions_become_moments_with_their_file_line() -> None:
-    log = decisions_log.parse_log(
-        "# Decisions\n\n## D1: Use SQLite\n\n- Status: active\n- Date: 2026-03-01\n\n"
-        "**Context:** One file.\n\n**Decision:** FTS5 for search.\n"
-    )
-    (d,) = moments.decision_moments(log)
-    assert (d.kind, d.line, d.title, d.ts) == ("decision", 3, "D1: Use SQLite", "2026-03-01")
-    assert "decision: FTS5 for search." in d.body and "status: active" in d.body
-
-
-def test_handoff_sections_and_progress_entries() -> None:
-    md = (
-        "# Handoff: proj · `main` · session 5e55104e\n\n"
-        "Written by ccstate (SessionEnd) on 2026-03-02 10:00:00 UTC, from transcript `x.jsonl`.\n\n"
-        "## Next steps (from the agent)\n- none written yet: the agent adds them\n\n"
-        '## Goal\n- prompt: "add a retry" [L1]\n'
-    )
-    (goal,) = moments.handoff_moments(md, "5e55104e-full")
-    assert (goal.title, goal.line, goal.branch, goal.ts) == (
-        "handoff: Goal",
-        8,
-        "main",
-        "2026-03-02T10:00:00Z",
-    )
-    head = "## 2026-03-02T10:00:00Z · SessionEnd · session 5e55104e · main @ 1a2b3c4"
-    log = f"# log\n\n{head}\n- goal: x\n"
-    (entry,) = moments.progress_moments(log)
-    assert (entry.session, entry.branch, entry.line, entry.body) == (
-        "5e55104e",
-        "main",
-        3,
-        "- goal: x",
-    )
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ccstate import redact
-from ccstate.recall import index, search
+from ccstate.recall import index, search, sources
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 
@@ -72,7 +72,7 @@ def con(tmp_path: Path):  # type: ignore[no-untyped-def]
     c = index.connect(tmp_path / "state")
     index.update(
         c,
-        [index.transcript_source(f) for f in files],
+        [sources.transcript_source(f) for f in files],
         redactor=redact.Redactor(),
         max_bytes=1 << 30,
     )
@@ -145,7 +145,7 @@ def test_decisions_and_handoffs_are_found_by_their_refs(tmp_path: Path) -> None:
     )
     c = index.connect(state)
     index.update(
-        c, index.state_sources(project, state), redactor=redact.Redactor(), max_bytes=1 << 30
+        c, sources.state_sources(project, state), redactor=redact.Redactor(), max_bytes=1 << 30
     )
     (decision,) = search.search(c, search.Query("sqlite index server"))
     assert (decision.kind, search.ref(decision)) == ("decision", "DECISIONS.md:3")

@@ -126,21 +126,6 @@ def _plain_tokenizer(path: Path) -> Any:
             text = "".join(c for c in text if unicodedata.category(c) != "Mn")
         return [w for chunk in text.split() for w in _PUNCT.split(chunk) if w]
 
-    def wordpiece(word: str) -> list[int]:
-        ids, start = [], 0
-        while start < len(word):
-            end = len(word)
-            while end > start:
-                piece = word[start:end] if start == 0 else prefix + word[start:end]
-                if piece in vocab:
-                    ids.append(vocab[piece])
-                    break
-                end -= 1
-            if end == start:
-                return []  # no piece fits: the word is unknown
-            start = end
-        return ids
-
     def tokenize(text: str) -> list[int]:
         out: list[int] = []
         for word in words(text):
@@ -148,10 +133,27 @@ def _plain_tokenizer(path: Path) -> Any:
                 found = vocab.get(word)
                 out += [found] if found is not None else []
             else:
-                out += wordpiece(word)
+                out += _wordpiece(word, vocab, prefix)
         return [i for i in out if i != unk]
 
     return tokenize
+
+
+def _wordpiece(word: str, vocab: dict[str, int], prefix: str) -> list[int]:
+    """Greedy longest-match-first pieces (BERT's WordPiece); [] when no piece fits."""
+    ids, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start:
+            piece = word[start:end] if start == 0 else prefix + word[start:end]
+            if piece in vocab:
+                ids.append(vocab[piece])
+                break
+            end -= 1
+        if end == start:
+            return []  # the word is unknown
+        start = end
+    return ids
 
 
 def update_vectors(con: sqlite3.Connection, model: Model) -> int:

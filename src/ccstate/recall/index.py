@@ -16,22 +16,21 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ccstate import paths, redact, store
+from ccstate import redact, store
 from ccstate.errors import CcstateError
-from ccstate.recall import moments as moments_mod
-from ccstate.recall import reader
-from ccstate.recall.text import TOKENIZER, parts
+from ccstate.recall.extract import Extracted, Job, extract
+from ccstate.recall.sources import Source
+from ccstate.recall.text import TOKENIZER
 
 SCHEMA_VERSION = 1
 INDEX_DIR = "recall"
 INDEX_NAME = "index.sqlite"
 SUMMARY_NAME = "summary.json"
-PARTS_SCAN = 800  # body characters whose identifiers are split (long code: the first part)
 HEAD_BYTES = 512  # a transcript whose first bytes changed was rewritten: read it again
 NO_FTS5 = (
     "recall needs SQLite's FTS5 extension, which this Python's sqlite3 module (SQLite {version}) "
@@ -74,7 +73,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     title, body, parts, content='docs', content_rowid='id', tokenize="{TOKENIZER}"
 );
 """
-Row = tuple[str, str, int, int, str, str, str, str, str]  # kind .. parts, as `docs` holds them
 
 
 def folder(state: Path) -> Path:
@@ -143,156 +141,6 @@ def connect(state: Path, *, timeout: float = 10.0, create: bool = True) -> sqlit
     return con
 
 
-# --------------------------------------------------------------------------- sources
-
-
-@dataclass(frozen=True)
-class Source:
-    path: Path
-    kind: str  # transcript | handoff | progress | decisions
-    session: str = ""
-    agent: str = ""
-
-
-def transcripts_folder(project: Path, environ: Mapping[str, str] = os.environ) -> Path:
-    """`~/.claude/projects/<slug>`: where Claude Code keeps this project's transcripts."""
-    return paths.user_claude_dir(environ) / "projects" / paths.project_slug(project)
-
-
-def transcript_source(path: Path) -> Source:
-    """A transcript file as a source: a main session, or a subagent's (`<session>/subagents/`)."""
-    if path.parent.name == "subagents":
-        return Source(path, "transcript", path.parent.parent.name, path.stem)
-    return Source(path, "transcript", path.stem)
-
-
-def project_sources(
-    project: Path, state: Path, environ: Mapping[str, str] = os.environ
-) -> list[Source]:
-    """Every file recall indexes for this project, biggest transcripts first."""
-    folder_ = transcripts_folder(project, environ)
-    found = sorted(folder_.rglob("*.jsonl")) if folder_.is_dir() else []
-    found.sort(key=_size, reverse=True)
-    return [transcript_source(p) for p in found] + state_sources(project, state)
-
-
-def state_sources(project: Path, state: Path) -> list[Source]:
-    """The handoffs, the progress logs and DECISIONS.md."""
-    base = state / "handoff"
-    out = [Source(p, "handoff", p.stem) for p in sorted(base.glob("branches/*/*.md"))]
-    logs = [base / "progress.md", *sorted(base.glob("archive/progress.*.md"))]
-    out += [Source(p, "progress") for p in logs if p.is_file()]
-    decisions = paths.decisions_path(project)
-    if decisions.is_file():
-        out.append(Source(decisions, "decisions"))
-    return out
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-# --------------------------------------------------------------------------- reading
-
-
-@dataclass(frozen=True)
-class Job:
-    source: Source
-    offset: int  # > 0: carry on from here (a grown transcript)
-    line: int
-    state: str  # the extractor's JSON state at `offset`
-
-
-@dataclass
-class Extracted:
-    rows: list[Row]
-    offset: int = 0
-    line: int = 0
-    state: str = ""
-    stopped: str = ""
-    oversize: int = 0
-
-
-def extract(
-    job: Job,
-    *,
-    redactor: redact.Redactor,
-    deadline: float | None = None,
-    skip_sessions: frozenset[str] = frozenset(),
-) -> Extracted:
-    """The moments of one source from where its job starts, redacted, as rows for `docs`."""
-    src = job.source
-    try:
-        if src.kind == "transcript":
-            return _extract_transcript(job, redactor, deadline)
-        text = src.path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return Extracted([], job.offset, job.line, job.state, "unreadable")
-    if src.kind == "handoff":
-        found: Iterable[moments_mod.Moment] = moments_mod.handoff_moments(text, src.session)
-    elif src.kind == "progress":
-        found = (
-            m
-            for m in moments_mod.progress_moments(text)
-            if not any(s.startswith(m.session) for s in skip_sessions)
-        )
-    else:
-        from ccstate.decisions import log as decisions_log
-
-        found = moments_mod.decision_moments(decisions_log.parse_log(text))
-    return Extracted([_row(m, redactor, m.session) for m in found])
-
-
-def _extract_transcript(job: Job, redactor: redact.Redactor, deadline: float | None) -> Extracted:
-    src = job.source
-    state = json.loads(job.state) if job.state else None
-    scan = moments_mod.TranscriptMoments(src.session, state)
-    cursor = reader.Cursor(job.offset, job.line)
-    rows: list[Row] = []
-    records = reader.iter_records(src.path, cursor, deadline=deadline, skip=scan.skip_line)
-    for line, record in records:
-        scan.feed(line, record)
-        if scan.out:
-            rows += [_row(m, redactor, src.session) for m in scan.drain()]
-    if not cursor.stopped:
-        scan.finish()
-        rows += [_row(m, redactor, src.session) for m in scan.drain()]
-    # The state holds raw text (pending calls, open errors, the last answer): redacted too.
-    state_text = json.dumps(_redacted(scan.state(), redactor), separators=(",", ":"))
-    return Extracted(rows, cursor.offset, cursor.line, state_text, cursor.stopped, cursor.oversize)
-
-
-def _redacted(value: Any, redactor: redact.Redactor) -> Any:
-    if isinstance(value, str):
-        return redactor.redact(value)
-    if isinstance(value, list):
-        return [_redacted(v, redactor) for v in value]
-    if isinstance(value, dict):
-        return {k: _redacted(v, redactor) for k, v in value.items()}
-    return value
-
-
-def _row(m: moments_mod.Moment, redactor: redact.Redactor, session: str) -> Row:
-    both = redactor.redact(f"{m.title}\x00{m.body}")  # one call: half the clue scans
-    title, sep, body = both.partition("\x00")
-    if not sep or "\x00" in body:  # a secret spanned the two (a key block): one by one
-        title, body = redactor.redact(m.title), redactor.redact(m.body)
-    return (
-        m.kind,
-        session or m.session,
-        m.line,
-        m.end_line,
-        m.ts,
-        m.branch,
-        title,
-        body,
-        parts(title + "\n" + body[:PARTS_SCAN]),
-    )
-
-
 # --------------------------------------------------------------------------- updating
 
 
@@ -327,34 +175,19 @@ def update(
     report.unchanged = len(sources) - len(planned)
     skip = _handoff_sessions(sources)
     func = functools.partial(extract, redactor=redactor, deadline=deadline, skip_sessions=skip)
-
-    def begin() -> None:
-        if not con.in_transaction:
-            con.execute("BEGIN IMMEDIATE")
-
-    def put(number: int, got: Extracted) -> None:
-        """Store one source's moments as soon as they come: with workers, this process
-        writes while the others read, and takes fewer files to read itself."""
-        begin()
-        job = planned[number]
-        _store(con, job, got)
-        report.read += 1
-        report.moments += len(got.rows)
-        report.bytes_read += max(0, got.offset - job.offset)
-        if got.stopped:
-            report.stopped.append(f"{job.source.path.name}: {got.stopped}")
-
+    writer = _Writer(con, planned, report)
     try:
         if jobs > 1 and len(planned) > 1:
             from ccstate import fanout
 
-            fanout.fan_out(func, planned, jobs, on_result=put, after_fork=begin)
-        for number, job in enumerate(planned if jobs <= 1 or len(planned) <= 1 else []):
-            if deadline is not None and time.monotonic() > deadline:
-                report.stopped.append(f"{job.source.path.name}: not read (time budget)")
-                continue
-            put(number, func(job))
-        begin()
+            fanout.fan_out(func, planned, jobs, on_result=writer.put, after_fork=writer.begin)
+        else:
+            for number, job in enumerate(planned):
+                if deadline is not None and time.monotonic() > deadline:
+                    report.stopped.append(f"{job.source.path.name}: not read (time budget)")
+                    continue
+                writer.put(number, func(job))
+        writer.begin()
         report.pruned_sessions = _bound(con, max_bytes)
         con.execute("COMMIT")
     except BaseException:
@@ -366,6 +199,28 @@ def update(
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     report.seconds = time.monotonic() - started
     return report
+
+
+class _Writer:
+    """Stores each source's moments as soon as they come: with workers, this process writes
+    while the others read, and takes fewer files to read itself. One transaction."""
+
+    def __init__(self, con: sqlite3.Connection, planned: list[Job], report: Report) -> None:
+        self.con, self.planned, self.report = con, planned, report
+
+    def begin(self) -> None:
+        if not self.con.in_transaction:
+            self.con.execute("BEGIN IMMEDIATE")
+
+    def put(self, number: int, got: Extracted) -> None:
+        self.begin()
+        job = self.planned[number]
+        _store(self.con, job, got)
+        self.report.read += 1
+        self.report.moments += len(got.rows)
+        self.report.bytes_read += max(0, got.offset - job.offset)
+        if got.stopped:
+            self.report.stopped.append(f"{job.source.path.name}: {got.stopped}")
 
 
 def _plan(con: sqlite3.Connection, src: Source, full: bool) -> Job | None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from ccstate import redact
 from ccstate.config import Config
 from ccstate.errors import CcstateError
-from ccstate.recall import index
+from ccstate.recall import index, sources
 from ccstate.transcript import subagent_transcripts
 
 HOOK_MARGIN = 5.0  # seconds left for the guard, the heartbeat and the process to exit
@@ -45,11 +45,11 @@ def refresh(
     try:
         if full:
             index.forget_stamps(con)
-        sources = index.project_sources(project, state, environ)
+        todo = sources.project_sources(project, state, environ)
         workers = jobs if jobs is not None else _cpus()
         report = index.update(
             con,
-            sources,
+            todo,
             redactor=redact.for_project(project),
             max_bytes=max_bytes(config),
             jobs=workers,
@@ -88,31 +88,12 @@ def update_for_hook(
     if left < MIN_SECONDS:
         return {"recall": "skipped: no time left in the hook"}
     deadline = time.monotonic() + left
-    sources = []
-    if transcript_path:
-        main = Path(transcript_path)
-        files = [main, *subagent_transcripts(main)] if main.is_file() else []
-        sources = [index.transcript_source(p) for p in files]
-    sources += index.state_sources(project, state)
     try:
         con = index.connect(state, timeout=2.0)
     except CcstateError as exc:
         return {"recall": f"skipped: {exc}"}
-    redactor = redact.for_project(project)
     try:
-        report = index.update(
-            con, sources, redactor=redactor, max_bytes=max_bytes(config), deadline=deadline
-        )
-        done = {s.path for s in sources}
-        others = [s for s in index.project_sources(project, state) if s.path not in done]
-        catch_up = min(deadline, time.monotonic() + CATCH_UP_SECONDS)
-        if others and time.monotonic() < catch_up:
-            more = index.update(
-                con, others, redactor=redactor, max_bytes=max_bytes(config), deadline=catch_up
-            )
-            report.read += more.read
-            report.moments += more.moments
-            report.seconds += more.seconds
+        report = _session_and_catch_up(con, project, state, config, transcript_path, deadline)
         _after(con, project, state, config)
     except (sqlite3.OperationalError, CcstateError) as exc:  # locked by a reindex, no numpy
         return {"recall": f"skipped: {exc}"}
@@ -125,6 +106,34 @@ def update_for_hook(
     if report.stopped:
         detail["recall_stopped"] = report.stopped[:3]
     return detail
+
+
+def _session_and_catch_up(
+    con: sqlite3.Connection,
+    project: Path,
+    state: Path,
+    config: Config,
+    transcript_path: str,
+    deadline: float,
+) -> index.Report:
+    """The session's transcripts and the state files, then a slice of older transcripts."""
+    mine = []
+    if transcript_path:
+        main = Path(transcript_path)
+        files = [main, *subagent_transcripts(main)] if main.is_file() else []
+        mine = [sources.transcript_source(p) for p in files]
+    mine += sources.state_sources(project, state)
+    redactor, limit = redact.for_project(project), max_bytes(config)
+    report = index.update(con, mine, redactor=redactor, max_bytes=limit, deadline=deadline)
+    done = {s.path for s in mine}
+    others = [s for s in sources.project_sources(project, state) if s.path not in done]
+    catch_up = min(deadline, time.monotonic() + CATCH_UP_SECONDS)
+    if others and time.monotonic() < catch_up:
+        more = index.update(con, others, redactor=redactor, max_bytes=limit, deadline=catch_up)
+        report.read += more.read
+        report.moments += more.moments
+        report.seconds += more.seconds
+    return report
 
 
 def _after(con: sqlite3.Connection, project: Path, state: Path, config: Config) -> None:
