@@ -26,7 +26,6 @@ MAX_LINE_BYTES = 32 << 20  # a record longer than this is skipped, not read into
 _CHUNK = 4 << 20  # bytes read at a time
 _TOOL_USE_RESULT = b',"toolUseResult"'
 _SHORT = 4096
-_PROGRESS = b'"type":"progress"'
 _THINKING = b'"content":[{"type":"thinking"'
 _PREFIX = 4096
 
@@ -105,14 +104,12 @@ def _lines(fh: Any, limit: int) -> Iterator[tuple[bytes | None, int]]:
 
 
 def _decode(raw: bytes, loads: Any) -> dict[str, Any] | None:
-    if len(raw) <= _SHORT:  # decoding a short line costs about what a cheap check does
-        if raw.find(_PROGRESS) >= 0 and transcript.top_level_type(raw) == "progress":
-            return None  # the most common record
-        record = _loads(raw, loads)
-        return record if isinstance(record, dict) and record.get("type") in WANTED else None
-    kind = transcript.top_level_type(raw)
+    kind = transcript.top_level_type(raw)  # progress, system notices, snapshots: undecoded
     if kind is not None and kind not in WANTED:
         return None
+    if len(raw) <= _SHORT:
+        record = _loads(raw, loads)
+        return record if isinstance(record, dict) and record.get("type") in WANTED else None
     if kind == "assistant" and raw.find(_THINKING, 0, _PREFIX) >= 0:
         return None  # a thinking block alone (2.x writes one block per record): not a moment
     if kind == "user":
