@@ -76,11 +76,17 @@ _clues: list[re.Pattern[str]] = []
 _SECRET_WORDS = ("passw", "passphrase", "pwd", "secret", "token", "key", "credential")
 
 
-def _kinds_present(text: str) -> set[str]:
-    """The pattern kinds whose clues `text` holds (a superset of those that can match)."""
+def _clue_patterns() -> list[re.Pattern[str]]:
+    """AWS, GitHub and GitLab prefixes, and a secret word (any case): compiled once."""
     if not _clues:
         _clues.extend(re.compile(p) for p in _CLUE_PATTERNS)
-    aws, github, gitlab = _clues
+        _clues.append(re.compile("|".join(_SECRET_WORDS), re.IGNORECASE))
+    return _clues
+
+
+def _kinds_present(text: str) -> set[str]:
+    """The pattern kinds whose clues `text` holds (a superset of those that can match)."""
+    aws, github, gitlab, _word = _clue_patterns()
     present = set()
     if "-----BEGIN" in text:
         present.add("private-key")
@@ -154,11 +160,10 @@ def _assignments(pattern: re.Pattern[str], text: str) -> str:
     line (no part of it matches a newline), and the pattern is the slowest of all."""
     if "\n" not in text:
         return pattern.sub(_redact_assignment, text)
-    words = _SECRET_WORDS
+    word = _clue_patterns()[3]
     lines = text.split("\n")
     for number, line in enumerate(lines):
-        lower = line.lower()
-        if any(word in lower for word in words):
+        if word.search(line):
             lines[number] = pattern.sub(_redact_assignment, line)
     return "\n".join(lines)
 
