@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -136,3 +137,60 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
     return path
+
+
+# --------------------------------------------------------------------------- recall
+
+MODEL_VOCAB = [
+    "[UNK]",
+    "retry",
+    "backoff",
+    "webhook",
+    "client",
+    "date",
+    "parser",
+    "##s",
+    "exponential",
+]
+MODEL_VECTORS = [
+    [0, 0, 0, 0],
+    [1.0, 0, 0, 0],  # retry
+    [0.95, 0.05, 0, 0],  # backoff: close to retry
+    [0, 1.0, 0, 0],
+    [0, 0.9, 0.1, 0],
+    [0, 0, 1.0, 0],
+    [0, 0, 0.9, 0.1],
+    [0, 0, 0, 0.1],
+    [0.9, 0, 0, 0.1],  # exponential
+]
+
+
+def make_static_model(folder: Path) -> Path:
+    """A tiny static-embedding model in model2vec's layout (model.safetensors with an
+    `embeddings` matrix, a WordPiece tokenizer.json, config.json): "backoff" sits next to
+    "retry". Needs numpy."""
+    import numpy as np
+
+    folder.mkdir()
+    data = np.array(MODEL_VECTORS, dtype=np.float32).tobytes()
+    header = {
+        "embeddings": {
+            "dtype": "F32",
+            "shape": [len(MODEL_VECTORS), 4],
+            "data_offsets": [0, len(data)],
+        }
+    }
+    raw = json.dumps(header).encode()
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw + data)
+    tokenizer = {
+        "model": {
+            "type": "WordPiece",
+            "vocab": {w: i for i, w in enumerate(MODEL_VOCAB)},
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+        },
+        "normalizer": {"type": "BertNormalizer", "lowercase": True},
+    }
+    (folder / "tokenizer.json").write_text(json.dumps(tokenizer))
+    (folder / "config.json").write_text(json.dumps({"normalize": True}))
+    return folder

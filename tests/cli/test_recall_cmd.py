@@ -14,7 +14,14 @@ from ccstate.cli import cli
 from ccstate.cli.recall_cmd import parse_since
 from ccstate.errors import CcstateError
 from ccstate.recall import sources
-from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
+from helpers import (
+    make_static_model,
+    prompt_record,
+    text_record,
+    tool_result_record,
+    tool_use_record,
+    write_jsonl,
+)
 
 SID = "3f2a9c1e-0000-4000-8000-000000000017"
 
@@ -97,3 +104,18 @@ def test_since_accepts_dates_and_spans() -> None:
     assert parse_since(None) == ""
     with pytest.raises(CcstateError):
         parse_since("soon")
+
+
+def test_a_configured_embedding_model_finds_what_shares_no_word(project: Path) -> None:
+    pytest.importorskip("numpy")
+    model = make_static_model(project / "model")
+    (project / ".ccstate.yaml").write_text(f"recall:\n  embedding_model: {model.name}\n")
+    folder = sources.transcripts_folder(project, os.environ)
+    write_jsonl(folder / "other.jsonl", [text_record("Added exponential backoff " + "x " * 80)])
+    code, out, err = invoke("recall", "retry", "--json", "-C", str(project))
+    assert code == 0, err
+    texts = [h["text"] for h in json.loads(out)["hits"]]
+    assert any("exponential backoff" in t for t in texts)  # no word in common with "retry"
+    (project / ".ccstate.yaml").write_text("recall:\n  embedding_model: nowhere\n")
+    code, _, err = invoke("recall", "retry", "-C", str(project))
+    assert code == 1 and "recall.embedding_model:" in err and "not found" in err

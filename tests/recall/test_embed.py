@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import struct
 import sys
 from pathlib import Path
 
@@ -12,50 +10,14 @@ import pytest
 from ccstate import redact
 from ccstate.errors import CcstateError
 from ccstate.recall import embed, index, search, sources
-from helpers import text_record, write_jsonl
+from helpers import make_static_model, text_record, write_jsonl
 
 np = pytest.importorskip("numpy")
-
-VOCAB = ["[UNK]", "retry", "backoff", "webhook", "client", "date", "parser", "##s", "exponential"]
-VECTORS = [
-    [0, 0, 0, 0],
-    [1.0, 0, 0, 0],  # retry
-    [0.95, 0.05, 0, 0],  # backoff: close to retry
-    [0, 1.0, 0, 0],
-    [0, 0.9, 0.1, 0],
-    [0, 0, 1.0, 0],
-    [0, 0, 0.9, 0.1],
-    [0, 0, 0, 0.1],
-    [0.9, 0, 0, 0.1],  # exponential
-]
-
-
-def make_model(folder: Path) -> Path:
-    """model2vec's layout: model.safetensors (`embeddings`), tokenizer.json, config.json."""
-    folder.mkdir()
-    data = np.array(VECTORS, dtype=np.float32).tobytes()
-    header = {
-        "embeddings": {"dtype": "F32", "shape": [len(VECTORS), 4], "data_offsets": [0, len(data)]}
-    }
-    raw = json.dumps(header).encode()
-    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw + data)
-    tokenizer = {
-        "model": {
-            "type": "WordPiece",
-            "vocab": {w: i for i, w in enumerate(VOCAB)},
-            "unk_token": "[UNK]",
-            "continuing_subword_prefix": "##",
-        },
-        "normalizer": {"type": "BertNormalizer", "lowercase": True},
-    }
-    (folder / "tokenizer.json").write_text(json.dumps(tokenizer))
-    (folder / "config.json").write_text(json.dumps({"normalize": True}))
-    return folder
 
 
 def test_semantic_ranking_finds_what_shares_no_word(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setitem(sys.modules, "tokenizers", None)  # the built-in WordPiece reader
-    model = embed.load_model(str(make_model(tmp_path / "m")))
+    model = embed.load_model(str(make_static_model(tmp_path / "m")))
     assert model.tokenize("Retry parsers!") == [1, 6, 7]
     files = [
         write_jsonl(
