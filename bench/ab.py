@@ -16,9 +16,12 @@ the prompt size of the last call, and the simulated cost (ccstate's pricing tabl
 Claude Code asks for). The reduction compares the two. A consistency check runs
 `ccstate report` over the transcripts and compares its totals with what the fake served.
 
-The model follows its script whatever it receives, with one exception that is the point of a
-handoff: in the second session of `handoff`, a model that is told where the last session's
-handoff is reads that file instead of re-reading the project (see `_second_session`).
+The model follows its script whatever it receives, with two exceptions that are the point of
+a handoff and of recall: in the second session of `handoff`, a model that is told where the
+last session's handoff is reads that file instead of re-reading the project
+(`_second_session`); in the second session of `recall`, a model told that recall exists asks
+`ccstate recall` what the last session changed instead of re-reading three files
+(`_recalling_session`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -187,13 +191,16 @@ def _second_session(project: Path) -> Callable[[Body], Reply]:
     return reply
 
 
+def _three_reads_and_an_edit(p: Path) -> list[StepLike]:
+    """Session 1 of `handoff` and `recall`: read app, util, models; change util_step_4."""
+    util = p / "src" / "util.py"
+    files = [p / "src" / "app.py", util, p / "src" / "models.py"]
+    return [*(_read(f) for f in files), _edit(util, "scale=5):", "scale=6):")]
+
+
 def _handoff(p: Path) -> list[Turn]:
-    app, util, models = p / "src" / "app.py", p / "src" / "util.py", p / "src" / "models.py"
     first = [
-        _read(app),
-        _read(util),
-        _read(models),
-        _edit(util, "scale=5):", "scale=6):"),
+        *_three_reads_and_an_edit(p),
         tool_use("Bash", {"command": "git diff --stat", "description": "what changed"}),
         text("Changed util_step_4's scale; next: the same for app_step_4."),
     ]
@@ -202,6 +209,44 @@ def _handoff(p: Path) -> list[Turn]:
     return [
         Turn("change util_step_4's scale to 6, then stop", first, new_session=True),
         Turn("continue where the last session stopped", steps, new_session=True, may_leave=3),
+    ]
+
+
+def _recalling_session(project: Path) -> Callable[[Body], Reply]:
+    """Session 2's model: told that recall exists, it asks it what session 1 changed (one
+    Bash call); else it re-reads the three files to find out."""
+    files = [project / "src" / "app.py", project / "src" / "util.py", project / "src" / "models.py"]
+    question = "util_step_4 scale change"
+    recall = f"{shlex.quote(sys.executable)} -m ccstate recall {shlex.quote(question)} --limit 3"
+    state: dict[str, Any] = {"step": 0, "plan": None}
+
+    def reply(body: Body) -> Reply:
+        if state["plan"] is None:
+            told = any("- recall:" in chunk for chunk in fake_api.system_texts(body))
+            state["plan"] = (
+                [ToolCall("Bash", {"command": recall, "description": "recall session 1"})]
+                if told
+                else [ToolCall("Read", {"file_path": str(f)}) for f in files]
+            )
+        plan: list[ToolCall] = state["plan"]
+        step = state["step"]
+        state["step"] += 1
+        if step < len(plan):
+            return Reply((plan[step],))
+        return Reply(("util_step_4's scale went from 5 to 6 last session.",))
+
+    return reply
+
+
+def _recall(p: Path) -> list[Turn]:
+    first = [*_three_reads_and_an_edit(p), text("Changed util_step_4's scale from 5 to 6.")]
+    second = _recalling_session(p)
+    steps: list[StepLike] = [respond(second) for _ in range(4)]
+    return [
+        Turn("change util_step_4's scale to 6", first, new_session=True),
+        Turn(
+            "what did the last session change in util_step_4?", steps, new_session=True, may_leave=2
+        ),
     ]
 
 
@@ -320,6 +365,11 @@ SCENARIOS = [
         "shell-reads",
         "cat, sed -n and head of 3 files, an Edit, the same reads again",
         _shell_reads,
+    ),
+    Scenario(
+        "recall",
+        "session 1 reads 3 files and edits; session 2 asks what changed: recall vs 3 re-reads",
+        _recall,
     ),
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -105,3 +106,114 @@ def plugin_with_venv_python(root: Path, python_text: str) -> tuple[Path, dict[st
     env = hook_env(CLAUDE_PLUGIN_ROOT=str(plugin), CLAUDE_PLUGIN_DATA=str(data))
     env.pop("PYTHONPATH")
     return plugin, env
+
+
+# --------------------------------------------------------------------------- transcripts
+# Records shaped as Claude Code 2.1 writes them (one content block per record).
+
+
+def prompt_record(text: str, session: str = "s1", ts: str = "2026-03-01T10:00:00Z") -> dict:
+    return {
+        "type": "user",
+        "sessionId": session,
+        "gitBranch": "main",
+        "timestamp": ts,
+        "message": {"role": "user", "content": text},
+    }
+
+
+def text_record(text: str, session: str = "s1", ts: str = "2026-03-01T10:00:01Z") -> dict:
+    return {
+        "type": "assistant",
+        "sessionId": session,
+        "timestamp": ts,
+        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+    }
+
+
+def tool_use_record(
+    tool_id: str, name: str, tool_input: dict, session: str = "s1", ts: str = ""
+) -> dict:
+    block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+    return {
+        "type": "assistant",
+        "sessionId": session,
+        "timestamp": ts or "2026-03-01T10:00:02Z",
+        "message": {"role": "assistant", "content": [block]},
+    }
+
+
+def tool_result_record(
+    tool_id: str, text: str, error: bool = False, session: str = "s1", ts: str = ""
+) -> dict:
+    block = {"type": "tool_result", "tool_use_id": tool_id, "content": text, "is_error": error}
+    return {
+        "type": "user",
+        "sessionId": session,
+        "timestamp": ts or "2026-03-01T10:00:03Z",
+        "message": {"role": "user", "content": [block]},
+        "toolUseResult": {"stdout": text},
+    }
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    return path
+
+
+# --------------------------------------------------------------------------- recall
+
+MODEL_VOCAB = [
+    "[UNK]",
+    "retry",
+    "backoff",
+    "webhook",
+    "client",
+    "date",
+    "parser",
+    "##s",
+    "exponential",
+]
+MODEL_VECTORS = [
+    [0, 0, 0, 0],
+    [1.0, 0, 0, 0],  # retry
+    [0.95, 0.05, 0, 0],  # backoff: close to retry
+    [0, 1.0, 0, 0],
+    [0, 0.9, 0.1, 0],
+    [0, 0, 1.0, 0],
+    [0, 0, 0.9, 0.1],
+    [0, 0, 0, 0.1],
+    [0.9, 0, 0, 0.1],  # exponential
+]
+
+
+def make_static_model(folder: Path) -> Path:
+    """A tiny static-embedding model in model2vec's layout (model.safetensors with an
+    `embeddings` matrix, a WordPiece tokenizer.json, config.json): "backoff" sits next to
+    "retry". Needs numpy."""
+    import numpy as np
+
+    folder.mkdir()
+    data = np.array(MODEL_VECTORS, dtype=np.float32).tobytes()
+    header = {
+        "embeddings": {
+            "dtype": "F32",
+            "shape": [len(MODEL_VECTORS), 4],
+            "data_offsets": [0, len(data)],
+        }
+    }
+    raw = json.dumps(header).encode()
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw + data)
+    tokenizer = {
+        "model": {
+            "type": "WordPiece",
+            "vocab": {w: i for i, w in enumerate(MODEL_VOCAB)},
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+        },
+        "normalizer": {"type": "BertNormalizer", "lowercase": True},
+    }
+    (folder / "tokenizer.json").write_text(json.dumps(tokenizer))
+    (folder / "config.json").write_text(json.dumps({"normalize": True}))
+    return folder

@@ -55,6 +55,13 @@ SCHEMA: dict[str, tuple[type, Any, str]] = {
     "lint.topic_dir": (str, "docs/claude", "a folder relative to the project, e.g. docs/claude"),
     "lint.split_min_lines": (int, 12, "a whole number of lines between 1 and 10000, e.g. 12"),
     "log.max_bytes": (int, 262_144, "a whole number of bytes, at least 4096"),
+    "recall.enabled": (bool, True, "true or false"),
+    "recall.max_mb": (int, 512, "a whole number of megabytes between 1 and 65536, e.g. 512"),
+    "recall.embedding_model": (
+        str,
+        "",
+        'a local model2vec model folder (absolute, or relative to the project), or "" for none',
+    ),
     "report.pricing": (str, "", 'a pricing JSON file (relative to the project), or "" for none'),
 }
 _RANGES: dict[str, tuple[float, float]] = {
@@ -76,6 +83,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "lint.import_max_tokens": (0, 1_000_000),
     "lint.split_min_lines": (1, 10_000),
     "log.max_bytes": (4096, 1 << 30),
+    "recall.max_mb": (1, 65536),
 }
 CACHE_VERSION = 1
 

@@ -57,6 +57,7 @@ def run_checks(
         check_config(project),
         *check_wiring(project, environ),
         check_state_dir(state),
+        check_recall(project, state),
         check_claude((claude_version or find_claude_version)()),
         *check_heartbeats(state, time.time() if now is None else now),
     ]
@@ -138,6 +139,51 @@ def check_state_dir(state: Path) -> Check:
     except OSError as exc:
         return Check("state dir", "fail", f"{state} is not writable ({exc.strerror})")
     return Check("state dir", "ok", f"{state} is writable")
+
+
+def check_recall(project: Path, state: Path) -> Check:
+    """The recall index (#17): FTS5 available, its size against `recall.max_mb`, sessions."""
+    import json
+    import sqlite3
+
+    try:
+        cfg = config.load_config(project)
+    except CcstateError:
+        cfg = config.Config()  # check_config reports the file
+    if not cfg.get("recall.enabled"):
+        return Check("recall", "info", "disabled (recall.enabled: false)")
+    try:
+        with sqlite3.connect(":memory:") as con:
+            con.execute("CREATE VIRTUAL TABLE t USING fts5(a)")
+    except sqlite3.OperationalError:
+        return Check(
+            "recall",
+            "warn",
+            f"this Python's SQLite {sqlite3.sqlite_version} has no "
+            "FTS5: recall is off; use a Python built with FTS5",
+        )
+    folder = state / "recall"
+    files = [folder / n for n in ("index.sqlite", "index.sqlite-wal")]
+    size = sum(f.stat().st_size for f in files if f.is_file())
+    if not files[0].is_file():
+        return Check(
+            "recall",
+            "info",
+            "no index yet: the first PreCompact or SessionEnd "
+            "builds it, or run 'ccstate recall --reindex'",
+        )
+    try:
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        summary = {}
+    limit = int(cfg.get("recall.max_mb"))
+    what = (
+        f"{summary.get('sessions', '?')} sessions, {summary.get('moments', '?')} moments; "
+        f"{size / 1e6:.1f} MB of {limit} MB (recall.max_mb) in {files[0]}"
+    )
+    level: Level = "ok" if size <= (limit << 20) * 1.05 else "warn"
+    hint = "" if level == "ok" else "; the next update drops the oldest sessions"
+    return Check("recall", level, what + hint)
 
 
 def find_claude_version() -> str | None:

@@ -3,13 +3,17 @@ with every ccstate feature on, in the real CLI against the cache-simulating fake
 with the same session without ccstate. Also the hook tax from the transcripts it wrote.
 
 The session: three user turns in one process (Reads, a re-read the ledger answers with a
-notice, Bash, a subagent that re-reads too), a second session that opens the same way (a
-scripted loop: it can read the first one's cached opening), then the first session resumed
+notice, Bash, a subagent that re-reads too), a second and a third session that open the same
+way (a scripted loop: each can read the cached opening of the one before), then the first
+session resumed
 (a Read, an Edit and a re-read answered with the changed line), compacted (PreCompact writes
 the handoff, SessionStart(compact) injects the capsule) and resumed once more. The machinery
 (cache_audit.py) finds every prefix break in the requests and whose text caused it; the
 rebuild audit of `ccstate report` counts the rebuilds in the transcripts. With ccstate: no
-break of its own and the same rebuilds as without. The same machinery fails a copy of the
+break of its own and the same rebuilds as without, except where the state it reports changed
+between two sessions (the first session's work is indexed for recall, so the second session's
+capsule differs from the first's): identical state, as between the second and third sessions,
+gives a byte-identical capsule and a cached opening. The same machinery fails a copy of the
 plugin patched (in tmp, never by a switch in the product) to put a timestamp in its capsule.
 """
 
@@ -100,7 +104,7 @@ def session_a_script(project: Path) -> list[Any]:
 
 
 def play(claude_bin: Path, work: Path, plugin: Path | None, *, full: bool = True) -> Run:
-    """The scenario of the module docstring; `full=False` stops after the second session."""
+    """The scenario of the module docstring; `full=False` stops after the third session."""
     home = work / "home"
     home.mkdir(parents=True)
     project = make_project(work / "project")
@@ -113,8 +117,9 @@ def play(claude_bin: Path, work: Path, plugin: Path | None, *, full: bool = True
         api.set_script(session_a_script(project))
         first = run_claude_turns(claude_bin, [OPENING, "ask a helper about the README", "ok"], **kw)
         session = str(first[0]["session_id"])
-        api.set_script([tool_use("Read", {"file_path": app}), text("B done")])
-        run_claude_turns(claude_bin, [OPENING], **kw)
+        for name in ("B", "C"):  # two sessions that change no state
+            api.set_script([tool_use("Read", {"file_path": app}), text(f"{name} done")])
+            run_claude_turns(claude_bin, [OPENING], **kw)
         if full:
             edit = {"file_path": app, "old_string": "value * 7 + 1", "new_string": "value * 7 + 2"}
             read = tool_use("Read", {"file_path": app})
@@ -142,10 +147,15 @@ def test_ccstate_causes_no_prefix_break_and_no_rebuild(claude_bin: Path, tmp_pat
     for run in (without, with_):
         breaks = prefix_breaks(run.bodies)
         assert breaks, "the compaction should rewrite the conversation"
-    assert ccstate_breaks(with_.bodies) == []
-    # the second session read the first one's opening in both runs (no break at its start)
     openers = [i for i, b in enumerate(with_.bodies) if is_main_thread(b) and _first(b)]
-    assert not [b for b in prefix_breaks(with_.bodies) if b.request in openers]
+    assert len(openers) == 3
+    # ccstate's only break: the second session's capsule, after the first session's work
+    # changed the state it reports (recall's count of indexed sessions)
+    mine = ccstate_breaks(with_.bodies)
+    assert [b.request for b in mine] in ([], [openers[1]])
+    assert all("[ccstate] project state" in b.before for b in mine)
+    # identical state, identical capsule: the third session read the second one's opening
+    assert not [b for b in prefix_breaks(with_.bodies) if b.request == openers[2]]
     # and the rebuild audit of the transcripts finds the same rebuilds with ccstate as without
     assert rebuild_counts(with_.report) == rebuild_counts(without.report)
     assert rebuild_counts(with_.report).get("compaction") == 1
@@ -165,6 +175,7 @@ def _first(body: Body) -> bool:
 def test_the_machinery_catches_a_capsule_that_changes(claude_bin: Path, tmp_path: Path) -> None:
     plugin = stamped_capsule_copy(tmp_path / "plugin")
     run = play(claude_bin, tmp_path / "patched", plugin, full=False)
-    breaks = ccstate_breaks(run.bodies)
-    assert breaks, "a capsule with a timestamp must break the second session's opening"
+    openers = [i for i, b in enumerate(run.bodies) if is_main_thread(b) and _first(b)]
+    breaks = [b for b in ccstate_breaks(run.bodies) if b.request == openers[2]]
+    assert breaks, "a capsule with a timestamp must break the third session's opening"
     assert "project state for project at" in breaks[0].before

@@ -42,3 +42,20 @@ def test_the_capsule_after_compaction_points_at_this_sessions_handoff(
     text = parsed["hookSpecificOutput"]["additionalContext"]
     assert "- handoff (PreCompact, session 5e55104e, branch main @ " in text
     assert f"full handoff: .ccstate/handoff/branches/main/{SID}.md" in text
+
+
+def test_pre_compact_indexes_the_session_for_recall_once(git_project: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(CASE.read_text().replace("/work/demo", str(git_project)))
+    payload = make_payload("PreCompact", git_project, trigger="auto")
+    payload.update(session_id=SID, transcript_path=str(transcript))
+    details = []
+    for _ in range(2):  # PreCompact may fire twice: the second run reads nothing again
+        assert run_hook("PreCompact", payload, cwd=git_project)[0] == 0
+        beat = json.loads((git_project / ".ccstate/heartbeat/PreCompact.json").read_text())
+        details.append(beat["detail"]["recall"])
+    first, second = details
+    assert first.endswith("files") and not first.startswith("0 moments")
+    assert second == "0 moments from 0 files"
+    summary = json.loads((git_project / ".ccstate/recall/summary.json").read_text())
+    assert summary["sessions"] == 1 and summary["moments"] > 0

@@ -139,3 +139,30 @@ def test_a_50_mb_transcript_finishes_well_inside_the_hook_timeout(
     assert heartbeat(git_project)["detail"]["written"] is True
     md = git_project / ".ccstate" / "handoff" / "branches" / "main" / f"{SID}.md"
     assert f"({records} records, last line {records})" in md.read_text()
+
+
+def test_session_end_indexes_the_session_and_the_capsule_says_so(
+    git_project: Path, tmp_path: Path
+) -> None:
+    assert end(git_project, rehomed(git_project, tmp_path))[0] == 0
+    detail = heartbeat(git_project)["detail"]
+    assert "moments from" in detail["recall"] and isinstance(detail["recall_ms"], int)
+    index = git_project / ".ccstate" / "recall" / "index.sqlite"
+    blob = index.read_bytes()
+    assert b"src/dates.py" in blob  # an edit of the session
+    for secret in PLANTED:
+        assert secret.encode() not in blob
+    start = make_payload("SessionStart", git_project, source="startup")
+    outs = [run_hook("SessionStart", start, cwd=git_project)[1] for _ in range(2)]
+    texts = [o["hookSpecificOutput"]["additionalContext"] for o in outs]
+    assert texts[0] == texts[1]  # byte-identical for identical state
+    (line,) = [ln for ln in texts[0].splitlines() if ln.startswith("- recall:")]
+    assert line.startswith("- recall: 1 past session(s) of this project indexed")
+    assert '`ccstate recall "QUESTION"`' in line
+
+
+def test_recall_can_be_switched_off(git_project: Path, tmp_path: Path) -> None:
+    (git_project / ".ccstate.yaml").write_text("recall:\n  enabled: false\n")
+    assert end(git_project, rehomed(git_project, tmp_path))[0] == 0
+    assert heartbeat(git_project)["detail"]["recall"] == "disabled"
+    assert not (git_project / ".ccstate" / "recall").exists()

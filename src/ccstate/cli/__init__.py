@@ -69,6 +69,7 @@ COMMAND_MODULES: dict[str, str] = {
     "handoff": "handoff_cmd",
     "init": "init_cmd",
     "lint": "lint_cmd",
+    "recall": "recall_cmd",
     "replay": "replay_cmd",
     "report": "report_cmd",
     "split": "split_cmd",

@@ -44,7 +44,7 @@ _COMMAND = re.compile(
     r"<command-name>/?([^<]*)</command-name>.*?(?:<command-args>(.*?)</command-args>|$)", re.S
 )
 _NOT_A_GOAL = ("compact", "clear", "resume", "handoff", "model", "cost", "help", "exit", "context")
-_REJECTED = (
+REJECTED = (
     "The user doesn't want to proceed",
     "[Request interrupted",
     "User rejected",
@@ -177,12 +177,7 @@ class Scan:
             for block in results:
                 self._tool_result(line, block, extra if len(results) == 1 else None)
             return
-        if record.get("isMeta") or record.get("isCompactSummary"):
-            return
-        if record.get("isVisibleInTranscriptOnly"):
-            return
-        text = "\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
-        prompt = _prompt_text(text)
+        prompt = user_prompt(record, blocks)
         if not prompt:
             return
         self._cite(prompt, line)
@@ -200,12 +195,12 @@ class Scan:
             return
         name, tool_input, _use_line = pending
         text = block_text(block.get("content"))[:TEXT_CAP]
-        if any(marker in text[:300] for marker in _REJECTED):
+        if any(marker in text[:300] for marker in REJECTED):
             return  # the user said no, or a hook blocked it: not an error to fix
         failed = bool(block.get("is_error")) or (
             isinstance(extra, dict) and extra.get("interrupted")
         )
-        key, subject = _problem_key(name, tool_input)
+        key, subject = problem_key(name, tool_input)
         if failed:
             self.problems.pop(key, None)  # re-insert: keeps the latest order
             self.problems[key] = Problem(name, subject, text, line)
@@ -249,7 +244,7 @@ class Scan:
         background = isinstance(extra, dict) and bool(extra.get("backgroundTaskId"))
         ok = None if background and not failed else not failed
         self.checks.pop(command, None)
-        self.checks[command] = Check(command, ok, line, _failure_line(text) if failed else "")
+        self.checks[command] = Check(command, ok, line, failure_line(text) if failed else "")
 
     def _task(
         self, name: str, tool_input: dict[str, Any], text: str, extra: Any, line: int
@@ -295,7 +290,17 @@ class Scan:
         ]
 
 
-def _prompt_text(text: str) -> str:
+def user_prompt(record: dict[str, Any], blocks: list[dict[str, Any]]) -> str:
+    """The prompt in a user record's text `blocks`; '' for meta records, compaction summaries
+    and what Claude Code shows only in the transcript."""
+    if record.get("isMeta") or record.get("isCompactSummary"):
+        return ""
+    if record.get("isVisibleInTranscriptOnly"):
+        return ""
+    return prompt_text("\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text"))
+
+
+def prompt_text(text: str) -> str:
     """A user's prompt without reminders; slash commands as `/name args`; '' when not a prompt."""
     text = _REMINDER.sub("", text).strip()
     if not text or text.startswith(_NOT_A_PROMPT):
@@ -311,7 +316,7 @@ def _prompt_text(text: str) -> str:
     return text
 
 
-def _problem_key(name: str, tool_input: dict[str, Any]) -> tuple[str, str]:
+def problem_key(name: str, tool_input: dict[str, Any]) -> tuple[str, str]:
     """Calls with the same key address the same thing: a later success resolves an error."""
     if name == "Bash":
         command = str(tool_input.get("command", ""))
@@ -325,7 +330,7 @@ def _problem_key(name: str, tool_input: dict[str, Any]) -> tuple[str, str]:
     return name, ""
 
 
-def _failure_line(text: str) -> str:
+def failure_line(text: str) -> str:
     """The most telling line of a failed command's output."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     for ln in lines:

@@ -1,4 +1,5 @@
-"""PreCompact: write the session's handoff before the context is summarised (#4).
+"""PreCompact: write the session's handoff before the context is summarised (#4), and index
+the session for recall (#17).
 
 PreCompact can fire 2-4 times for one compaction: the write is idempotent.
 """
@@ -8,11 +9,14 @@ from __future__ import annotations
 from ccstate.hookio import HookInput, HookResult
 from ccstate.hooks import HookEnv
 from ccstate.hooks.handoff_writer import write_handoff
+from ccstate.hooks.recall_indexer import update_recall
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     ledger = _ledger_epoch(inp, env)  # first: forgetting must not depend on the handoff
-    return HookResult.noop(**write_handoff(inp, env, "PreCompact"), **ledger, trigger=inp.trigger)
+    written = write_handoff(inp, env, "PreCompact")
+    recall = update_recall(inp, env, "PreCompact")  # after the handoff, which it indexes too
+    return HookResult.noop(**written, **recall, **ledger, trigger=inp.trigger)
 
 
 def _ledger_epoch(inp: HookInput, env: HookEnv) -> dict[str, object]:

@@ -8,6 +8,7 @@ from ccstate.handoff import index as handoff
 from ccstate.hookio import HookInput, HookResult
 from ccstate.hooks import HookEnv
 from ccstate.instructions import status as instructions_status
+from ccstate.recall import status as recall_status
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
@@ -30,6 +31,7 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
         ),
         decisions.capsule_section(env.project_dir, env.config),
         instructions_status.capsule_section(env.project_dir, env.state_dir, env.config),
+        recall_status.capsule_section(env.state, env.config),
     ]
     budget = int(env.config.get("capsule.budget_tokens"))
     text = capsule.render_capsule(env.project_dir.name, sections, budget)

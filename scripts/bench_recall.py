@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Recall at scale: index time against a cold `ccstate report`, query latency, hook time.
+
+    python scripts/bench_recall.py                    # 1,000 sessions, 3 rounds
+    python scripts/bench_recall.py --sessions 200 --rounds 1 --no-hook
+
+1. Lays out `--sessions` transcripts generated from ../shared/transcripts/public (each a
+   copy of one corpus file, in turn, with a fresh session id) as one project's sessions
+   under a temporary HOME, as Claude Code keeps them.
+2. Each round, in fresh processes through the `ccstate` console script: a cold
+   `ccstate report <folder> --json --no-cache`, then `ccstate recall --reindex` into an
+   empty state dir. The figure is the median of the per-round ratios (target < 2x).
+3. Queries: the questions of bench/recall_questions.json, 5 passes over the built index in
+   one process (warm: the connection open, the pages cached): median and p95 per query
+   (target p95 <= 50 ms); and `ccstate recall QUESTION --no-update` as a whole process.
+4. Hooks: a 50 MB transcript made of corpus records under one session id, then PreCompact
+   on it, 5 MB more, SessionEnd; wall time of each hook process and its `recall_ms`
+   (SessionEnd and PreCompact have 30 s each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from ccstate import paths  # noqa: E402
+from ccstate.recall import index, search  # noqa: E402
+
+CORPUS = REPO.parent / "shared" / "transcripts" / "public"
+QUESTIONS = REPO / "bench" / "recall_questions.json"
+
+
+def session_of(data: bytes) -> str | None:
+    for line in data.splitlines()[:200]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
+            return str(record["sessionId"])
+    return None
+
+
+def generate(corpus: Path, folder: Path, count: int) -> int:
+    """`count` sessions in `folder`, each a corpus file with a fresh session id; bytes."""
+    sources = sorted(corpus.glob("*.jsonl"))
+    folder.mkdir(parents=True)
+    total = 0
+    blobs = [(p.read_bytes(), None) for p in sources]
+    blobs = [(data, session_of(data)) for data, _ in blobs]
+    for n in range(count):
+        data, old = blobs[n % len(blobs)]
+        new = str(uuid.UUID(int=n + 1, version=4))
+        out = data.replace(old.encode(), new.encode()) if old else data
+        (folder / f"{new}.jsonl").write_bytes(out)
+        total += len(out)
+    return total
+
+
+def ccstate() -> list[str]:
+    script = Path(sys.executable).with_name("ccstate")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "ccstate"]
+
+
+def timed(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and its workers): CPU time is what a busy
+    machine distorts least."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"`{' '.join(cmd)}` failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, round(0.95 * len(ordered)) - 1)]
+
+
+def bench_scale(args: argparse.Namespace, work: Path) -> None:
+    home, project = work / "home", work / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CCSTATE_", "CLAUDE"))}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(work / "cache"), PYTHONPATH=str(REPO / "src"))
+    folder = home / ".claude" / "projects" / paths.project_slug(project)
+    size = generate(args.corpus, folder, args.sessions)
+    print(f"{args.sessions} sessions, {size / 1e6:,.0f} MB in {folder}")
+    ratios, reports, indexes, cpu_ratios = [], [], [], []
+    for _round in range(args.rounds):
+        report, report_cpu = timed([*ccstate(), "report", str(folder), "--json", "--no-cache"], env)
+        shutil.rmtree(project / ".ccstate", ignore_errors=True)
+        built, built_cpu = timed([*ccstate(), "recall", "--reindex", "-C", str(project)], env)
+        reports.append(report)
+        indexes.append(built)
+        ratios.append(built / report)
+        cpu_ratios.append(built_cpu / report_cpu)
+        print(
+            f"  round: report --no-cache {report:.2f}s ({report_cpu:.2f}s CPU), "
+            f"recall --reindex {built:.2f}s ({built_cpu:.2f}s CPU)"
+        )
+    state = paths.state_dir(project, {})
+    con = index.connect(state)
+    stats = index.stats(con)
+    print(
+        f"cold report {statistics.median(reports):.2f}s, index {statistics.median(indexes):.2f}s:"
+        f" index/report {statistics.median(ratios):.2f}x (target < 2x; in CPU time "
+        f"{statistics.median(cpu_ratios):.2f}x); index "
+        f"{stats.moments:,} moments, {stats.file_bytes / 1e6:.0f} MB"
+    )
+    questions = json.loads(QUESTIONS.read_text())
+    texts = [q["q"] for q in questions["questions"]] + list(questions["none"])
+    times = []
+    for _pass in range(5):
+        for text in texts:
+            started = time.perf_counter()
+            search.search(con, search.Query(text))
+            times.append((time.perf_counter() - started) * 1000)
+    con.close()
+    print(
+        f"query in process, {len(times)} runs: median {statistics.median(times):.1f} ms, "
+        f"p95 {p95(times):.1f} ms (target p95 <= 50 ms)"
+    )
+    whole = [
+        timed([*ccstate(), "recall", text, "--no-update", "-C", str(project)], env)[0] * 1000
+        for text in texts[:10]
+    ]
+    print(f"`ccstate recall Q --no-update` as a process: median {statistics.median(whole):.0f} ms")
+
+
+def big_transcript(corpus: Path, path: Path, session: str, target: int) -> int:
+    """Append corpus records (in file order, repeated) under one session id until `path`
+    holds `target` bytes; its size."""
+    size = path.stat().st_size if path.exists() else 0
+    with path.open("ab") as fh:
+        while size < target:
+            for source in sorted(corpus.glob("*.jsonl")):
+                data = source.read_bytes()
+                old = session_of(data)
+                data = data.replace(old.encode(), session.encode()) if old else data
+                fh.write(data if data.endswith(b"\n") else data + b"\n")
+                size += len(data)
+                if size >= target:
+                    break
+    return path.stat().st_size
+
+
+def bench_hooks(args: argparse.Namespace, work: Path) -> None:
+    project = work / "hook-project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CCSTATE_", "CLAUDE"))}
+    env.update(HOME=str(work / "hook-home"), PYTHONPATH=str(REPO / "src"))
+    session = str(uuid.uuid4())
+    transcript = work / f"{session}.jsonl"
+    size = big_transcript(args.corpus, transcript, session, 50 << 20)
+    for event, extra in (("PreCompact", 0), ("SessionEnd", 5 << 20)):
+        if extra:
+            size = big_transcript(args.corpus, transcript, session, size + extra)
+        payload = {
+            "session_id": session,
+            "transcript_path": str(transcript),
+            "cwd": str(project),
+            "hook_event_name": event,
+            "trigger": "auto",
+            "reason": "other",
+        }
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "ccstate.hooks", event],
+            input=json.dumps(payload),
+            text=True,
+            env=env,
+            cwd=project,
+            check=True,
+            capture_output=True,
+        )
+        wall = time.perf_counter() - started
+        beat = json.loads((project / ".ccstate" / "heartbeat" / f"{event}.json").read_text())
+        detail = beat.get("detail", {})
+        print(
+            f"{event} on {size / 1e6:.0f} MB: {wall:.2f}s wall (timeout 30 s), "
+            f"recall {detail.get('recall_ms')} ms ({detail.get('recall')}), "
+            f"outcome {beat.get('outcome')}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-hook", action="store_true", help="skip the 50 MB hook runs")
+    args = parser.parse_args(argv)
+    if not args.corpus.is_dir():
+        raise SystemExit(f"{args.corpus}: no such corpus directory")
+    print(f"load average at start: {os.getloadavg()}")
+    with tempfile.TemporaryDirectory(prefix="ccstate-bench-recall-") as work:
+        bench_scale(args, Path(work))
+        if not args.no_hook:
+            bench_hooks(args, Path(work))
+    print(f"load average at end: {os.getloadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,9 @@
+"""Recall: a local full-text index over the project's past sessions, handoffs and decisions.
+
+`moments` turns transcript records, handoff documents, the progress log and DECISIONS.md
+into small documents with provenance (pure); `reader` streams a transcript from a byte
+offset; `index` keeps them in SQLite FTS5 under the state dir, updated incrementally;
+`search` ranks them (BM25 with field weights, a score floor, recency for ties); `embed`
+fuses an optional local static-embedding model's ranking in. No LLM, daemon or network
+(docs/RECALL.md).
+"""

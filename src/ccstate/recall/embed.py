@@ -1,0 +1,225 @@
+"""Optional semantic ranking from a local static-embedding model, fused with BM25.
+
+A static-embedding model (model2vec's layout: `model.safetensors` holding an `embeddings`
+matrix, `tokenizer.json`, `config.json`) maps each token to a vector; a text's vector is
+the mean of its tokens' vectors. `recall.embedding_model` names such a folder the user has
+downloaded; nothing is downloaded here. numpy is needed (`pip install 'ccstate[semantic]'`);
+the `tokenizers` package is used when installed, else WordPiece and WordLevel vocabularies
+are read directly. Vectors live in the index (`vecs`), computed for new moments at each
+update and all again when the model changes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import struct
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from ccstate.errors import CcstateError
+
+FLOOR = 0.5  # the least cosine similarity a semantic-only hit needs
+MAX_TOKENS = 256  # tokens embedded per text
+BATCH = 512
+NEEDS_NUMPY = (
+    "recall.embedding_model needs numpy: pip install 'ccstate[semantic]' "
+    '(or set recall.embedding_model to "" for BM25 alone)'
+)
+_DTYPES = {"F32": "<f4", "F16": "<f2", "F64": "<f8"}
+_PUNCT = re.compile(r"(\W)", re.UNICODE)
+
+
+class Model:
+    """Token vectors and a tokenizer; `encode` gives unit-length text vectors."""
+
+    def __init__(self, folder: Path, matrix: Any, tokenize: Any, fingerprint: str) -> None:
+        self.folder = folder
+        self.matrix = matrix  # numpy array [vocab, dim], float32
+        self.tokenize = tokenize  # text -> list of token ids
+        self.fingerprint = fingerprint
+
+    def encode(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        out = np.zeros((len(texts), self.matrix.shape[1]), dtype=np.float32)
+        for row, text in enumerate(texts):
+            ids = self.tokenize(text)[:MAX_TOKENS]
+            if ids:
+                vector = self.matrix[ids].mean(axis=0)
+                norm = float(np.linalg.norm(vector))
+                out[row] = vector / norm if norm > 0 else vector
+        return out
+
+
+def load_model(name: str, project: Path | None = None) -> Model:
+    """The model in folder `name` (relative names are under `project`); CcstateError if not."""
+    try:
+        import numpy as np
+    except ImportError as exc:
+        raise CcstateError(NEEDS_NUMPY) from exc
+    folder = Path(name).expanduser()
+    if not folder.is_absolute() and project is not None:
+        folder = project / folder
+    weights, tok = folder / "model.safetensors", folder / "tokenizer.json"
+    for needed in (weights, tok):
+        if not needed.is_file():
+            raise CcstateError(
+                f"recall.embedding_model: {needed} not found; point it at a model2vec model "
+                'folder (model.safetensors, tokenizer.json), or set it to ""'
+            )
+    matrix = _read_safetensors(weights, "embeddings", np)
+    tokenize = _tokenizer(tok)
+    st = weights.stat()
+    return Model(folder, matrix, tokenize, f"{folder}:{st.st_size}:{st.st_mtime_ns}")
+
+
+def _read_safetensors(path: Path, key: str, np: Any) -> Any:
+    data = path.read_bytes()
+    try:
+        (length,) = struct.unpack("<Q", data[:8])
+        header = json.loads(data[8 : 8 + length])
+        spec = (
+            header[key]
+            if key in header
+            else next(v for k, v in header.items() if k != "__metadata__")
+        )
+        start, stop = spec["data_offsets"]
+        dtype = _DTYPES[spec["dtype"]]
+        body = data[8 + length + start : 8 + length + stop]
+        matrix = np.frombuffer(body, dtype=dtype).reshape(spec["shape"])
+    except (struct.error, ValueError, KeyError, StopIteration, TypeError) as exc:
+        raise CcstateError(
+            f"{path}: not a safetensors file with an embedding matrix ({exc})"
+        ) from exc
+    return matrix.astype(np.float32)
+
+
+def _tokenizer(path: Path) -> Any:
+    """text -> token ids: the `tokenizers` package when present, else WordPiece/WordLevel."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        return _plain_tokenizer(path)
+    tok = Tokenizer.from_file(str(path))
+    return lambda text: tok.encode(text, add_special_tokens=False).ids
+
+
+def _plain_tokenizer(path: Path) -> Any:
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    model = spec.get("model") or {}
+    kind, vocab = model.get("type"), model.get("vocab")
+    if kind not in ("WordPiece", "WordLevel") or not isinstance(vocab, dict):
+        raise CcstateError(
+            f"{path}: a {kind} tokenizer needs the tokenizers package: pip install tokenizers"
+        )
+    normalizer = spec.get("normalizer") or {}
+    lower = bool(normalizer.get("lowercase", True)) if normalizer else True
+    prefix = str(model.get("continuing_subword_prefix") or "##")
+    unk = vocab.get(str(model.get("unk_token") or "[UNK]"))
+
+    def words(text: str) -> list[str]:
+        if lower:
+            text = unicodedata.normalize("NFD", text.lower())
+            text = "".join(c for c in text if unicodedata.category(c) != "Mn")
+        return [w for chunk in text.split() for w in _PUNCT.split(chunk) if w]
+
+    def tokenize(text: str) -> list[int]:
+        out: list[int] = []
+        for word in words(text):
+            if kind == "WordLevel":
+                found = vocab.get(word)
+                out += [found] if found is not None else []
+            else:
+                out += _wordpiece(word, vocab, prefix)
+        return [i for i in out if i != unk]
+
+    return tokenize
+
+
+def _wordpiece(word: str, vocab: dict[str, int], prefix: str) -> list[int]:
+    """Greedy longest-match-first pieces (BERT's WordPiece); [] when no piece fits."""
+    ids, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start:
+            piece = word[start:end] if start == 0 else prefix + word[start:end]
+            if piece in vocab:
+                ids.append(vocab[piece])
+                break
+            end -= 1
+        if end == start:
+            return []  # the word is unknown
+        start = end
+    return ids
+
+
+def update_vectors(con: sqlite3.Connection, model: Model) -> int:
+    """Embed the moments that have no vector yet (all of them when the model changed)."""
+    import numpy as np
+
+    con.execute("CREATE TABLE IF NOT EXISTS vecs(id INTEGER PRIMARY KEY, v BLOB NOT NULL)")
+    row = con.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        if row is None or row[0] != model.fingerprint:
+            con.execute("DELETE FROM vecs")
+            con.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedding_model', ?)",
+                (model.fingerprint,),
+            )
+        con.execute("DELETE FROM vecs WHERE id NOT IN (SELECT id FROM docs)")
+        todo = con.execute(
+            "SELECT id, title, body FROM docs WHERE id NOT IN (SELECT id FROM vecs) ORDER BY id"
+        ).fetchall()
+        for start in range(0, len(todo), BATCH):
+            chunk = todo[start : start + BATCH]
+            vectors = model.encode([f"{t}\n{b}" for _i, t, b in chunk]).astype(np.float16)
+            con.executemany(
+                "INSERT INTO vecs(id, v) VALUES (?, ?)",
+                [(r[0], vectors[n].tobytes()) for n, r in enumerate(chunk)],
+            )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return len(todo)
+
+
+class Embedder:
+    """The semantic ranking `search.search` fuses with BM25."""
+
+    def __init__(self, model: Model, floor: float = FLOOR) -> None:
+        self.model = model
+        self.floor = floor
+
+    def rank(
+        self, con: sqlite3.Connection, text: str, where: str, params: list[Any], limit: int
+    ) -> dict[int, float]:
+        """{moment id: cosine} of the `limit` nearest moments, best first."""
+        import numpy as np
+
+        try:
+            rows = con.execute(
+                f"SELECT v.id, v.v FROM vecs v JOIN docs d ON d.id = v.id WHERE 1 {where}", params
+            ).fetchall()
+        except sqlite3.OperationalError:  # no vectors yet
+            return {}
+        if not rows:
+            return {}
+        ids = np.array([r[0] for r in rows])
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
+        matrix = matrix.reshape(len(rows), -1).astype(np.float32)
+        query = self.model.encode([text])[0]
+        scores = matrix @ query
+        best = np.argsort(-scores)[:limit]
+        return {int(ids[i]): float(scores[i]) for i in best}
+
+
+def embedder_for(name: str, project: Path) -> Embedder | None:
+    """The configured model's Embedder, or None when `recall.embedding_model` is empty."""
+    if not name:
+        return None
+    return Embedder(load_model(name, project))

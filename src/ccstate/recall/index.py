@@ -1,0 +1,392 @@
+"""The recall index: SQLite FTS5 under the state dir, updated incrementally, size-bounded.
+
+Layout: `<state>/recall/index.sqlite` (0600, in a 0700 folder; WAL, so a query reads while
+a hook writes). Tables: `sources` (one row per file read, with its stamp: size, mtime,
+the offset and line reading reached, the extractor's state), `docs` (the moments, redacted)
+and `fts` (FTS5 over `docs`: title, body, parts). A transcript whose size and mtime are
+unchanged is never read again; one that grew is read from where the last run stopped.
+Moments of a transcript Claude Code has since deleted stay (that is when recall helps
+most); past `recall.max_mb` the oldest sessions are dropped.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ccstate import redact, store
+from ccstate.errors import CcstateError
+from ccstate.recall.extract import Extracted, Job, extract
+from ccstate.recall.sources import Source
+from ccstate.recall.text import TOKENIZER
+
+SCHEMA_VERSION = 1
+INDEX_DIR = "recall"
+INDEX_NAME = "index.sqlite"
+SUMMARY_NAME = "summary.json"
+HEAD_BYTES = 512  # a transcript whose first bytes changed was rewritten: read it again
+NO_FTS5 = (
+    "recall needs SQLite's FTS5 extension, which this Python's sqlite3 module (SQLite {version}) "
+    "lacks; run ccstate with a Python whose SQLite has FTS5 (python.org, Homebrew and most "
+    "Linux distributions build it in)"
+)
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    session TEXT NOT NULL DEFAULT '',
+    agent TEXT NOT NULL DEFAULT '',
+    size INTEGER NOT NULL DEFAULT -1,
+    mtime_ns INTEGER NOT NULL DEFAULT -1,
+    head TEXT NOT NULL DEFAULT '',
+    offset INTEGER NOT NULL DEFAULT 0,
+    line INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL DEFAULT '',
+    pruned INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS docs(
+    id INTEGER PRIMARY KEY,
+    source INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    session TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL DEFAULT 0,
+    ts TEXT NOT NULL DEFAULT '',
+    branch TEXT NOT NULL DEFAULT '',
+    title TEXT NOT NULL DEFAULT '',
+    body TEXT NOT NULL DEFAULT '',
+    parts TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS docs_source ON docs(source, line);
+CREATE INDEX IF NOT EXISTS docs_session ON docs(session, ts);
+CREATE INDEX IF NOT EXISTS docs_kind ON docs(kind, session);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    title, body, parts, content='docs', content_rowid='id', tokenize="{TOKENIZER}"
+);
+"""
+
+
+def folder(state: Path) -> Path:
+    return state / INDEX_DIR
+
+
+def index_path(state: Path) -> Path:
+    return folder(state) / INDEX_NAME
+
+
+def summary_path(state: Path) -> Path:
+    return folder(state) / SUMMARY_NAME
+
+
+def check_fts5() -> None:
+    """Raise CcstateError (what to do) when this Python's SQLite has no FTS5."""
+    try:
+        con = sqlite3.connect(":memory:")
+        try:
+            con.execute("CREATE VIRTUAL TABLE t USING fts5(a)")
+        finally:
+            con.close()
+    except sqlite3.OperationalError as exc:
+        raise CcstateError(NO_FTS5.format(version=sqlite3.sqlite_version)) from exc
+
+
+def connect(state: Path, *, timeout: float = 10.0, create: bool = True) -> sqlite3.Connection:
+    """The index, created (private: 0700 folder, 0600 file) when absent and `create`."""
+    path = index_path(state)
+    if not path.exists():
+        if not create:
+            raise CcstateError(
+                f"No recall index in {folder(state)}; run 'ccstate recall --reindex'"
+            )
+        check_fts5()
+        store.ensure_state_dir(state)
+        os.makedirs(path.parent, mode=0o700, exist_ok=True)
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+    os.chmod(path.parent, 0o700)
+    con = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+    try:
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
+        con.execute("PRAGMA cache_size=-32768")  # 32 MiB: FTS5 merges touch many pages
+        if con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            con.execute("PRAGMA auto_vacuum=INCREMENTAL")  # so pruning gives space back
+            con.execute("VACUUM")
+        fresh = con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'fts'").fetchone()[0]
+        con.executescript(_SCHEMA)
+        if not fresh:  # merge segments less often while indexing (queries barely notice)
+            con.execute("INSERT INTO fts(fts, rank) VALUES ('automerge', 8)")
+        con.execute(
+            "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+    except sqlite3.OperationalError as exc:
+        con.close()
+        if "fts5" in str(exc):
+            raise CcstateError(NO_FTS5.format(version=sqlite3.sqlite_version)) from exc
+        raise CcstateError(f"{path}: {exc}") from exc
+    except sqlite3.DatabaseError as exc:
+        con.close()
+        raise CcstateError(
+            f"{path} is not a usable index ({exc}); run 'ccstate recall --reindex'"
+        ) from exc
+    return con
+
+
+# --------------------------------------------------------------------------- updating
+
+
+@dataclass
+class Report:
+    """What one update did."""
+
+    sources: int = 0  # files looked at
+    read: int = 0  # files read (new, grown or changed)
+    unchanged: int = 0
+    moments: int = 0  # added
+    bytes_read: int = 0
+    stopped: list[str] = field(default_factory=list)  # sources left unfinished, and why
+    pruned_sessions: int = 0
+    seconds: float = 0.0
+
+
+def update(
+    con: sqlite3.Connection,
+    sources: Sequence[Source],
+    *,
+    redactor: redact.Redactor,
+    max_bytes: int,
+    deadline: float | None = None,
+    jobs: int = 1,
+    full: bool = False,
+) -> Report:
+    """Bring the index up to date with `sources`; `full` reads every one of them again."""
+    started = time.monotonic()
+    report = Report(sources=len(sources))
+    planned = [j for s in sources if (j := _plan(con, s, full)) is not None]
+    report.unchanged = len(sources) - len(planned)
+    skip = _handoff_sessions(sources)
+    func = functools.partial(extract, redactor=redactor, deadline=deadline, skip_sessions=skip)
+    writer = _Writer(con, planned, report)
+    try:
+        if jobs > 1 and len(planned) > 1:
+            from ccstate import fanout
+
+            fanout.fan_out(func, planned, jobs, on_result=writer.put, after_fork=writer.begin)
+        else:
+            for number, job in enumerate(planned):
+                if deadline is not None and time.monotonic() > deadline:
+                    report.stopped.append(f"{job.source.path.name}: not read (time budget)")
+                    continue
+                writer.put(number, func(job))
+        writer.begin()
+        report.pruned_sessions = _bound(con, max_bytes)
+        con.execute("COMMIT")
+    except BaseException:
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        raise
+    if report.pruned_sessions:  # give the freed pages back to the disk
+        con.executescript("PRAGMA incremental_vacuum;")  # execute() would free one page
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    report.seconds = time.monotonic() - started
+    return report
+
+
+class _Writer:
+    """Stores each source's moments as soon as they come: with workers, this process writes
+    while the others read, and takes fewer files to read itself. One transaction."""
+
+    def __init__(self, con: sqlite3.Connection, planned: list[Job], report: Report) -> None:
+        self.con, self.planned, self.report = con, planned, report
+
+    def begin(self) -> None:
+        if not self.con.in_transaction:
+            self.con.execute("BEGIN IMMEDIATE")
+
+    def put(self, number: int, got: Extracted) -> None:
+        self.begin()
+        job = self.planned[number]
+        _store(self.con, job, got)
+        self.report.read += 1
+        self.report.moments += len(got.rows)
+        self.report.bytes_read += max(0, got.offset - job.offset)
+        if got.stopped:
+            self.report.stopped.append(f"{job.source.path.name}: {got.stopped}")
+
+
+def _plan(con: sqlite3.Connection, src: Source, full: bool) -> Job | None:
+    """The job for a source, or None when its stamp says nothing changed."""
+    try:
+        st = src.path.stat()
+    except OSError:
+        return None  # gone: its moments stay
+    row = con.execute(
+        "SELECT size, mtime_ns, head, offset, line, state FROM sources WHERE path = ?",
+        (str(src.path),),
+    ).fetchone()
+    if row is not None and not full and (row[0], row[1]) == (st.st_size, st.st_mtime_ns):
+        return None
+    if src.kind != "transcript" or row is None or full:
+        return Job(src, 0, 0, "")
+    _old_size, _mtime, head, offset, line, state = row
+    if st.st_size >= offset and _head(src.path) == head and offset > 0:
+        return Job(src, offset, line, state)
+    return Job(src, 0, 0, "")
+
+
+def _head(path: Path) -> str:
+    try:
+        with path.open("rb") as fh:
+            return store.sha256_hex(fh.read(HEAD_BYTES))[:16]
+    except OSError:
+        return ""
+
+
+def _store(con: sqlite3.Connection, job: Job, got: Extracted) -> None:
+    src = job.source
+    try:
+        st = src.path.stat()
+        size, mtime = st.st_size, st.st_mtime_ns
+    except OSError:
+        size, mtime = -1, -1
+    if got.stopped:  # unfinished: the next run must read on from the offset
+        size, mtime = -1, -1
+    key = str(src.path)
+    found = con.execute("SELECT id FROM sources WHERE path = ?", (key,)).fetchone()
+    if found is None:
+        source_id = con.execute(
+            "INSERT INTO sources(path, kind, session, agent) VALUES (?, ?, ?, ?)",
+            (key, src.kind, src.session, src.agent),
+        ).lastrowid
+    else:
+        source_id = found[0]
+    if job.offset == 0:
+        delete_docs(con, "source = ?", (source_id,))
+    last_id = con.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]
+    con.execute(
+        "UPDATE sources SET size=?, mtime_ns=?, head=?, offset=?, line=?, state=?, pruned=0 "
+        "WHERE id=?",
+        (size, mtime, _head(src.path), got.offset, got.line, got.state, source_id),
+    )
+    con.executemany(
+        "INSERT INTO docs(source, kind, session, line, end_line, ts, branch, title, body, parts)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(source_id, *row) for row in got.rows],
+    )
+    con.execute(  # one FTS insert per source: a trigger per row is about six times slower
+        "INSERT INTO fts(rowid, title, body, parts) "
+        "SELECT id, title, body, parts FROM docs WHERE id > ?",
+        (last_id,),
+    )
+
+
+def delete_docs(con: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
+    """Delete moments from `docs` and their entries from `fts` (external content: by hand)."""
+    con.execute(
+        "INSERT INTO fts(fts, rowid, title, body, parts) "
+        f"SELECT 'delete', id, title, body, parts FROM docs WHERE {where}",
+        params,
+    )
+    con.execute(f"DELETE FROM docs WHERE {where}", params)
+
+
+def _handoff_sessions(sources: Sequence[Source]) -> frozenset[str]:
+    """Sessions whose handoff is indexed: their progress-log entries would repeat it."""
+    return frozenset(s.session for s in sources if s.kind == "handoff" and s.session)
+
+
+def used_bytes(con: sqlite3.Connection) -> int:
+    pages = con.execute("PRAGMA page_count").fetchone()[0]
+    free = con.execute("PRAGMA freelist_count").fetchone()[0]
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    return int((pages - free) * size)
+
+
+def _bound(con: sqlite3.Connection, max_bytes: int) -> int:
+    """Drop the oldest sessions' moments until the index fits `max_bytes`; how many went.
+
+    Each session's share of the space is estimated from its text; FTS5 gives deleted
+    entries' space back when its index is merged (`optimize`), which runs only here.
+    """
+    dropped = 0
+    for _round in range(3):
+        used = used_bytes(con)
+        if used <= max_bytes:
+            break
+        sizes = con.execute(
+            "SELECT session, sum(length(title) + length(body) + length(parts)) FROM docs "
+            "WHERE session != '' GROUP BY session ORDER BY max(ts), session"
+        ).fetchall()
+        total = sum(int(n) for _s, n in sizes) or 1
+        excess = used - int(max_bytes * 0.9)
+        doomed: list[str] = []
+        for session, size in sizes[:-1]:  # the newest session always stays
+            if excess <= 0:
+                break
+            doomed.append(session)
+            excess -= used * int(size) // total
+        for session in doomed:
+            delete_docs(con, "session = ?", (session,))
+            con.execute("UPDATE sources SET pruned = 1 WHERE session = ?", (session,))
+        if not doomed:
+            break
+        con.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+        dropped += len(doomed)
+    return dropped
+
+
+def forget_stamps(con: sqlite3.Connection) -> None:
+    """Make every source look changed (a `--reindex`); moments of vanished files stay."""
+    con.execute("UPDATE sources SET size = -1, mtime_ns = -1")
+
+
+# --------------------------------------------------------------------------- summary
+
+
+@dataclass(frozen=True)
+class Stats:
+    sessions: int
+    moments: int
+    bytes: int
+    file_bytes: int
+    kinds: dict[str, int]
+
+
+def stats(con: sqlite3.Connection) -> Stats:
+    """Counts for `doctor`, the CLI and the capsule. `sessions` counts sessions with work in
+    them (an edit, a command, an error, or more than one prompt), like the handoff's rule: a
+    quick question does not change the capsule."""
+    sessions = con.execute(  # from the (kind, session) index alone: no moment is read
+        "SELECT count(*) FROM ("
+        "SELECT session FROM docs WHERE kind IN ('edit', 'command', 'error', 'fix') "
+        "UNION SELECT session FROM docs WHERE kind = 'prompt' GROUP BY session "
+        "HAVING count(*) > 1)"
+    ).fetchone()[0]
+    kinds = dict(con.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
+    pages = con.execute("PRAGMA page_count").fetchone()[0]
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    return Stats(int(sessions), sum(kinds.values()), used_bytes(con), pages * size, kinds)
+
+
+def read_summary(state: Path) -> dict[str, int]:
+    """What the last update counted ({} when there is none): cheap, for headers."""
+    try:
+        data = json.loads(summary_path(state).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, int)} if isinstance(data, dict) else {}
+
+
+def write_summary(state: Path, summary: Stats) -> None:
+    """What SessionStart says about recall, without opening the database."""
+    data = {"schema_version": 1, "sessions": summary.sessions, "moments": summary.moments}
+    store.atomic_write_json(summary_path(state), data, durable=False)

@@ -1,0 +1,360 @@
+"""What recall indexes: moments, not whole files (pure, standard library).
+
+A moment is one thing a developer may ask about later, with where it happened:
+
+| kind | from | text |
+|---|---|---|
+| prompt | a user prompt (slash commands as `/name args`) | the prompt |
+| answer | the assistant's last text of a turn, a longer explanation, a plan | the text |
+| edit | a successful Edit, MultiEdit, Write or NotebookEdit | path; old/new text trimmed |
+| command | a Bash call and its result | command, description, exit status, errors or end |
+| error | a failed tool call other than Bash | tool, subject, error lines |
+| fix | a failure, then a success of the same call | the error, the edits in between, what passed |
+| decision | an entry of DECISIONS.md | ID, title, status, context, decision, consequences |
+| handoff | a section of a session's handoff, or a progress-log entry | its items |
+
+`TranscriptMoments` takes transcript records in file order; its state is plain JSON so an
+index can stop at a byte offset and carry on from there when the transcript grows.
+Texts are raw here: the index redacts them before it stores anything.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ccstate.handoff.scan import REJECTED, block_text, problem_key, user_prompt
+from ccstate.recall.text import clip, head_tail
+from ccstate.transcript import message_content
+
+KINDS = ("prompt", "answer", "edit", "command", "error", "fix", "decision", "handoff")
+PROMPT_CAP = 2000
+ANSWER_CAP = 2000
+ANSWER_MIN = 200  # a mid-turn text shorter than this is narration ("Let me look at X")
+EDIT_CAP = 400  # characters of old and of new text
+OUTPUT_CAP = 600
+MAX_PENDING = 500  # tool calls waiting for their result
+MAX_OPEN = 50  # failures waiting for a success of the same call
+MAX_EDITS = 30  # recent edits remembered for a fix
+FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
+# Tools that only read: neither their output (a file's text, search hits) nor their
+# failures are moments, and their records need not even be decoded (`skip_line`).
+QUIET_TOOLS = frozenset(
+    {
+        "Read",
+        "Grep",
+        "Glob",
+        "LS",
+        "NotebookRead",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "BashOutput",
+        "TaskOutput",
+    }
+)
+_TOOL_USE_ID = b'"tool_use_id":"'
+_TOOL_USE_BLOCK = b'"type":"tool_use"'
+_TEXT_BLOCK = b'"type":"text"'
+_NAME = b'"name":"'
+_USER_ROLE = b'"role":"user"'
+_ASSISTANT_ROLE = b'"role":"assistant"'
+_QUIET_NAMES = frozenset(name.encode() for name in QUIET_TOOLS)
+_HEAD = 2048  # a result's id comes early in its record
+_CALL_MAX = 8192  # a quiet tool's call is a short record
+_RECALL_COMMAND = re.compile(r"\bccstate\s+recall\b|-m\s+ccstate\s+recall\b")
+_ERROR_LINE = re.compile(  # searched in the lower-cased output: faster than (?i)
+    r"\b(?:error|errors|failed|failure|fatal|exception|panic|traceback|cannot|"
+    r"not found|undefined|refused|denied|timeout|timed out)\b|^e\s|^\s*at\s|\be\d{3,5}\b",
+    re.M,
+)
+SCAN_CAP = 16 << 10  # characters of a long output looked through (its start and its end)
+# Programs that only look around: a successful run of nothing but these is not a moment
+# (`ls`, `git status`, `grep -n x`); a failed one is, like every other command.
+_LOOKING = frozenset(
+    re.findall(
+        r"\S+",
+        "ls ll la find grep rg ag cat head tail less wc pwd tree which whereis file stat du df "
+        "echo printf sort uniq cut nl jq date env printenv whoami hostname true",
+    )
+)
+_GIT_LOOKING = frozenset({"status", "diff", "log", "show", "branch", "remote", "rev-parse"})
+_SEGMENTS = re.compile(r"&&|\|\||;|\|")
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    kind: str
+    line: int  # 1-based line of the transcript (of the file, for decisions and handoffs)
+    title: str  # a path, a command, "D7: ...": weighed above the body
+    body: str
+    ts: str = ""  # ISO 8601 from the record, or the file's date
+    branch: str = ""
+    session: str = ""
+    end_line: int = 0  # a fix: the line where the call passed
+
+
+class TranscriptMoments:
+    """Feed records in order (`feed`), take the moments found so far (`drain`), and
+    `finish` at the end of what is on disk. `state()` / `from_state()` carry it over."""
+
+    def __init__(self, session: str = "", state: dict[str, Any] | None = None) -> None:
+        s = state or {}
+        self.session = str(s.get("session") or session)
+        self.branch = str(s.get("branch", ""))
+        self.ts = str(s.get("ts", ""))
+        self.pending: dict[str, list[Any]] = dict(s.get("pending", {}))
+        self.open: dict[str, list[Any]] = dict(s.get("open", {}))
+        self.edits: list[list[Any]] = list(s.get("edits", []))
+        self.last_text: list[Any] | None = s.get("last_text")
+        self.out: list[Moment] = []
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "branch": self.branch,
+            "ts": self.ts,
+            "pending": self.pending,
+            "open": self.open,
+            "edits": self.edits,
+            "last_text": self.last_text,
+        }
+
+    def skip_line(self, raw: bytes) -> bool:
+        """True for a record that cannot yield a moment, seen without decoding it: the call
+        of a quiet tool, or a result no pending call waits for (quiet tools never wait).
+        Records written otherwise than Claude Code's compact JSON are decoded."""
+        at = raw.find(_TOOL_USE_ID, 0, _HEAD)
+        if at >= 0:
+            start = at + len(_TOOL_USE_ID)
+            end = raw.find(b'"', start, start + 200)
+            if end < 0 or raw[start:end].decode("ascii", "replace") in self.pending:
+                return False
+            # one result in a user record (a second one may wait: decode then)
+            return raw.find(_TOOL_USE_ID, end) < 0 and raw.find(_USER_ROLE, 0, _HEAD) >= 0
+        if len(raw) > _CALL_MAX:
+            return False
+        at = raw.find(_TOOL_USE_BLOCK)
+        if at < 0 or raw.find(_TOOL_USE_BLOCK, at + 1) >= 0 or raw.find(_TEXT_BLOCK) >= 0:
+            return False
+        name = raw.find(_NAME, at, at + 400)
+        if name < 0 or raw.find(_ASSISTANT_ROLE) < 0:
+            return False
+        start = name + len(_NAME)
+        return raw[start : raw.find(b'"', start, start + 80)] in _QUIET_NAMES
+
+    def drain(self) -> list[Moment]:
+        out, self.out = self.out, []
+        return out
+
+    def finish(self) -> None:
+        """The end of the file as it stands: the turn's last text is its conclusion."""
+        self._flush_text()
+
+    # ------------------------------------------------------------------ records
+
+    def feed(self, line: int, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        if kind not in ("user", "assistant"):
+            return
+        stamp = record.get("timestamp")
+        if isinstance(stamp, str) and stamp:
+            self.ts = stamp
+        branch = record.get("gitBranch")
+        if isinstance(branch, str) and branch and branch != "HEAD":
+            self.branch = branch
+        sid = record.get("sessionId")
+        if isinstance(sid, str) and sid and not self.session:
+            self.session = sid
+        if kind == "assistant":
+            self._assistant(line, record)
+        else:
+            self._user(line, record)
+
+    def _emit(self, kind: str, line: int, title: str, body: str, end_line: int = 0) -> None:
+        moment = Moment(kind, line, title, body, self.ts, self.branch, self.session, end_line)
+        self.out.append(moment)
+
+    def _assistant(self, line: int, record: dict[str, Any]) -> None:
+        for block in message_content(record):
+            kind = block.get("type")
+            if kind == "text":
+                text = str(block.get("text") or "").strip()
+                if text and (self.last_text is None or self.last_text[1] != text):
+                    self._flush_text(mid_turn=True)
+                    self.last_text = [line, text, self.ts]
+            elif kind == "tool_use":
+                self._tool_use(line, block)
+
+    def _flush_text(self, mid_turn: bool = False) -> None:
+        if self.last_text is None:
+            return
+        line, text, _ts = self.last_text
+        self.last_text = None
+        if mid_turn and len(text) < ANSWER_MIN:
+            return
+        self._emit("answer", int(line), "", clip(text, ANSWER_CAP))
+
+    def _tool_use(self, line: int, block: dict[str, Any]) -> None:
+        name = str(block.get("name", ""))
+        raw = block.get("input")
+        tool_input: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        if name in PLAN_TOOLS and isinstance(tool_input.get("plan"), str):
+            self._emit("answer", line, "plan", clip(tool_input["plan"], ANSWER_CAP))
+            return
+        tool_id = block.get("id")
+        if name in QUIET_TOOLS:
+            return  # its output is not a moment (a failure neither: a missing file, a bad glob)
+        if isinstance(tool_id, str) and (
+            tool_id in self.pending or len(self.pending) < MAX_PENDING
+        ):
+            self.pending[tool_id] = [name, _summary(name, tool_input), line]
+
+    def _user(self, line: int, record: dict[str, Any]) -> None:
+        blocks = message_content(record)
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        if results:
+            for block in results:
+                self._tool_result(line, block)
+            return
+        prompt = user_prompt(record, blocks)
+        if prompt:
+            self._flush_text()
+            self._emit("prompt", line, "", clip(prompt, PROMPT_CAP))
+
+    def _tool_result(self, line: int, block: dict[str, Any]) -> None:
+        pending = self.pending.pop(str(block.get("tool_use_id", "")), None)
+        if pending is None:
+            return
+        name, tool_input, _use_line = pending
+        text = block_text(block.get("content"))
+        if any(marker in text[:300] for marker in REJECTED):
+            return  # the user said no, or a hook blocked it
+        failed = bool(block.get("is_error"))
+        key, subject = problem_key(name, tool_input)
+        if name == "Bash":
+            command = str(tool_input.get("command", ""))
+            if failed or not (_RECALL_COMMAND.search(command) or looks_around(command)):
+                self._command(line, tool_input, text, failed)  # recall's own output: not news
+        elif name in FILE_TOOLS and not failed:
+            self._edit(line, name, tool_input)
+        elif failed:
+            body = "\n".join(error_lines(text)) or clip(text.strip(), OUTPUT_CAP)
+            self._emit("error", line, f"{name} {subject}".strip(), body)
+        self._settle(key, subject, name, text, failed, line)
+
+    def _settle(
+        self, key: str, subject: str, name: str, text: str, failed: bool, line: int
+    ) -> None:
+        """A failure waits for a success of the same call; that pair is a fix."""
+        if failed:
+            message = "\n".join(error_lines(text)[:4]) or clip(text.strip(), 300)
+            self.open.pop(key, None)
+            self.open[key] = [line, name, subject, message]
+            while len(self.open) > MAX_OPEN:
+                self.open.pop(next(iter(self.open)))
+            return
+        opened = self.open.pop(key, None)
+        if opened is None:
+            return
+        err_line, tool, what, message = opened
+        edited = sorted({str(p) for p, at in self.edits if int(at) > int(err_line)})
+        how = f"edited {', '.join(edited[:8])}" if edited else "retried"
+        body = f"failed: {message}\nfixed: {how}; passed at line {line}"
+        self._emit("fix", int(err_line), clip(f"{tool} {what}".strip(), 300), body, line)
+
+    def _command(self, line: int, tool_input: dict[str, Any], text: str, failed: bool) -> None:
+        command = str(tool_input.get("command", ""))
+        description = str(tool_input.get("description", ""))
+        code = _exit_code(text)
+        if failed:
+            status = f"failed (exit {code})" if code else "failed"
+            detail = "\n".join(error_lines(text)) or head_tail(text.strip(), OUTPUT_CAP)
+        else:
+            status = "ok"
+            tail = [ln for ln in text[-2000:].strip().splitlines() if ln.strip()][-3:]
+            detail = clip("\n".join(tail), 300)
+        body = "\n".join(x for x in (description, f"exit: {status}", detail) if x)
+        self._emit("command", line, clip(command, 400), body)
+
+    def _edit(self, line: int, name: str, tool_input: dict[str, Any]) -> None:
+        path = str(tool_input.get("path") or "")
+        if not path:
+            return
+        self.edits.append([path, line])
+        del self.edits[:-MAX_EDITS]
+        verb = "wrote" if name == "Write" else "edited"
+        self._emit("edit", line, path, f"{verb}\n{tool_input.get('change', '')}".strip())
+
+
+def looks_around(command: str) -> bool:
+    """Is every step of `command` a program that only reads (`cd x && ls | grep y`)?"""
+    for segment in _SEGMENTS.split(command):
+        words = segment.split()
+        if not words or words[0] == "cd":
+            continue
+        if words[0] == "git" and len(words) > 1 and words[1] in _GIT_LOOKING:
+            if words[1] == "branch" and any(w in ("-d", "-D", "-m", "-M") for w in words):
+                return False
+            continue
+        if words[0] not in _LOOKING or "-exec" in words or "-delete" in words:
+            return False
+    return True
+
+
+def _summary(name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    """What of a tool call's input a moment needs (pending calls are kept in the state)."""
+    if name == "Bash":
+        return {
+            "command": str(tool_input.get("command", ""))[:2000],
+            "description": str(tool_input.get("description", ""))[:300],
+        }
+    path = tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path")
+    summary: dict[str, Any] = {"path": str(path) if isinstance(path, str) else ""}
+    if name in FILE_TOOLS:
+        summary["change"] = _change(name, tool_input)
+    return summary
+
+
+def _change(name: str, tool_input: dict[str, Any]) -> str:
+    if name == "Write":
+        return "+ " + clip(str(tool_input.get("content", "")), EDIT_CAP * 2)
+    if name == "NotebookEdit":
+        return "+ " + clip(str(tool_input.get("new_source", "")), EDIT_CAP * 2)
+    edits = tool_input.get("edits") if name == "MultiEdit" else [tool_input]
+    out = []
+    for edit in (edits if isinstance(edits, list) else [])[:4]:
+        if isinstance(edit, dict):
+            old = clip(str(edit.get("old_string", "")), EDIT_CAP)
+            new = clip(str(edit.get("new_string", "")), EDIT_CAP)
+            out.append(f"- {old}\n+ {new}")
+    return "\n".join(out)
+
+
+def error_lines(text: str, limit: int = 6) -> list[str]:
+    """The telling lines of a failure's output: errors, failures, exceptions, codes."""
+    found: list[str] = []
+    text = head_tail(text, SCAN_CAP)
+    lower = text.lower()
+    if len(lower) != len(text):  # a few characters change length in lower case
+        lower = "".join(c.lower()[:1] or c for c in text)
+    pos = 0
+    while len(found) < limit:
+        match = _ERROR_LINE.search(lower, pos)
+        if match is None:
+            break
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end < 0 else end
+        line = clip(text[start:end].strip(), 240)
+        if line and line not in found:
+            found.append(line)
+        pos = end + 1
+    return found
+
+
+def _exit_code(text: str) -> str:
+    match = re.match(r"\s*Exit code (\d+)", text)
+    return match.group(1) if match else ""

@@ -1,0 +1,145 @@
+"""Keep the recall index current: for the session at hand (hooks) or for everything (CLI).
+
+SessionEnd and PreCompact index the session's transcript (and its subagents'), its
+handoff, the progress log and DECISIONS.md, within what is left of the hook's budget;
+a transcript the budget cut short is read on from where it stopped next time. The CLI
+updates everything before it searches (only what changed is read) and rebuilds on
+`--reindex`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from ccstate import redact
+from ccstate.config import Config
+from ccstate.errors import CcstateError
+from ccstate.recall import index, sources
+from ccstate.transcript import subagent_transcripts
+
+HOOK_MARGIN = 5.0  # seconds left for the guard, the heartbeat and the process to exit
+MIN_SECONDS = 1.0  # less than this left: skip (the next update catches up)
+CATCH_UP_SECONDS = 3.0  # then older transcripts not indexed yet, a slice per hook run
+
+
+def max_bytes(config: Config) -> int:
+    return int(config.get("recall.max_mb")) << 20
+
+
+def refresh(
+    project: Path,
+    state: Path,
+    config: Config,
+    *,
+    environ: Mapping[str, str] = os.environ,
+    full: bool = False,
+    jobs: int | None = None,
+    timeout: float = 10.0,
+) -> tuple[sqlite3.Connection, index.Report]:
+    """Open the index and bring it up to date with every source of the project."""
+    con = index.connect(state, timeout=timeout)
+    try:
+        if full:
+            index.forget_stamps(con)
+        todo = sources.project_sources(project, state, environ)
+        workers = jobs if jobs is not None else _cpus()
+        report = index.update(
+            con,
+            todo,
+            redactor=redact.for_project(project),
+            max_bytes=max_bytes(config),
+            jobs=workers,
+            full=full,
+        )
+        if report.read or report.pruned_sessions or not index.summary_path(state).exists():
+            _after(con, project, state, config)
+    except BaseException:
+        con.close()
+        raise
+    return con, report
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (its affinity, not the host's count, in a container)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def update_for_hook(
+    project: Path,
+    state: Path,
+    config: Config,
+    transcript_path: str,
+    *,
+    started: float,
+    timeout: float,
+) -> dict[str, object]:
+    """The hooks' entry: index the session at hand within the hook's `timeout` (counted from
+    `started`, wall clock); describe the outcome for the heartbeat."""
+    if not config.get("recall.enabled"):
+        return {"recall": "disabled"}
+    left = timeout - HOOK_MARGIN - (time.time() - started)
+    if left < MIN_SECONDS:
+        return {"recall": "skipped: no time left in the hook"}
+    deadline = time.monotonic() + left
+    try:
+        con = index.connect(state, timeout=2.0)
+    except CcstateError as exc:
+        return {"recall": f"skipped: {exc}"}
+    try:
+        report = _session_and_catch_up(con, project, state, config, transcript_path, deadline)
+        _after(con, project, state, config)
+    except (sqlite3.OperationalError, CcstateError) as exc:  # locked by a reindex, no numpy
+        return {"recall": f"skipped: {exc}"}
+    finally:
+        con.close()
+    detail: dict[str, object] = {
+        "recall": f"{report.moments} moments from {report.read} files",
+        "recall_ms": round(report.seconds * 1000),
+    }
+    if report.stopped:
+        detail["recall_stopped"] = report.stopped[:3]
+    return detail
+
+
+def _session_and_catch_up(
+    con: sqlite3.Connection,
+    project: Path,
+    state: Path,
+    config: Config,
+    transcript_path: str,
+    deadline: float,
+) -> index.Report:
+    """The session's transcripts and the state files, then a slice of older transcripts."""
+    mine = []
+    if transcript_path:
+        main = Path(transcript_path)
+        files = [main, *subagent_transcripts(main)] if main.is_file() else []
+        mine = [sources.transcript_source(p) for p in files]
+    mine += sources.state_sources(project, state)
+    redactor, limit = redact.for_project(project), max_bytes(config)
+    report = index.update(con, mine, redactor=redactor, max_bytes=limit, deadline=deadline)
+    done = {s.path for s in mine}
+    others = [s for s in sources.project_sources(project, state) if s.path not in done]
+    catch_up = min(deadline, time.monotonic() + CATCH_UP_SECONDS)
+    if others and time.monotonic() < catch_up:
+        more = index.update(con, others, redactor=redactor, max_bytes=limit, deadline=catch_up)
+        report.read += more.read
+        report.moments += more.moments
+        report.seconds += more.seconds
+    return report
+
+
+def _after(con: sqlite3.Connection, project: Path, state: Path, config: Config) -> None:
+    name = str(config.get("recall.embedding_model"))
+    if name:
+        from ccstate.recall import embed
+
+        embed.update_vectors(con, embed.load_model(name, project))
+    index.write_summary(state, index.stats(con))

@@ -1,0 +1,121 @@
+"""`ccstate recall`: hits as one line each, --json, show REF, --reindex, errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ccstate.cli import cli
+from ccstate.cli.recall_cmd import parse_since
+from ccstate.errors import CcstateError
+from ccstate.recall import sources
+from helpers import (
+    make_static_model,
+    prompt_record,
+    text_record,
+    tool_result_record,
+    tool_use_record,
+    write_jsonl,
+)
+
+SID = "3f2a9c1e-0000-4000-8000-000000000017"
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def project(git_project: Path) -> Path:
+    folder = sources.transcripts_folder(git_project, os.environ)
+    write_jsonl(
+        folder / f"{SID}.jsonl",
+        [
+            prompt_record("add a retry to the webhook client", SID),
+            tool_use_record("t1", "Bash", {"command": "npm test -- webhook"}, SID),
+            tool_result_record("t1", "Exit code 1\nError: ECONNRESET in webhook retry", True, SID),
+            text_record("The webhook client now retries three times with backoff.", SID),
+        ],
+    )
+    return git_project
+
+
+def test_hits_are_one_line_each_with_provenance(project: Path) -> None:
+    code, out, err = invoke("recall", "webhook", "retry", "-C", str(project))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("recall: 3 hit(s) for 'webhook retry'")
+    assert lines[1].startswith("1. ")
+    hit = next(ln for ln in lines if ln.split()[1:2] == ["command"])
+    assert f"{SID[:8]}:3 = {SID}.jsonl:3" in hit and "2026-03-01" in hit
+    assert "**webhook**" in hit  # the match, highlighted
+    assert err == ""  # a quick update before the search says nothing
+
+
+def test_json_carries_what_an_agent_needs(project: Path) -> None:
+    _code, out, _ = invoke("recall", "ECONNRESET", "--json", "-C", str(project))
+    data = json.loads(out)
+    (hit,) = [h for h in data["hits"] if h["kind"] == "command"]
+    assert (hit["session"], hit["line"], hit["timestamp"]) == (SID, 3, "2026-03-01T10:00:03Z")
+    assert {"text", "score", "file", "ref"} <= set(hit) and data["indexed"]["sessions"] == 1
+
+
+def test_show_prints_the_moment_and_its_neighbours(project: Path) -> None:
+    invoke("recall", "--reindex", "-C", str(project))
+    code, out, err = invoke("recall", "show", f"{SID[:8]}:3", "-C", str(project))
+    assert code == 0, err
+    assert f">> command {SID[:8]}:3 session {SID}" in out
+    assert "Error: ECONNRESET in webhook retry" in out
+    assert "add a retry to the webhook client" in out  # the moment before it
+
+
+def test_nothing_relevant_is_said_plainly(project: Path) -> None:
+    code, out, _ = invoke("recall", "kubernetes", "ingress", "-C", str(project))
+    assert code == 0 and out.startswith("Nothing relevant recalled for 'kubernetes ingress'")
+
+
+def test_errors_name_the_fix(project: Path) -> None:
+    code, _, err = invoke("recall", "x", "--no-update", "-C", str(project))
+    assert code == 1 and "run 'ccstate recall --reindex'" in err
+    code, _, err = invoke("recall", "-C", str(project))
+    assert code == 2 and "give a QUERY" in err
+    code, _, err = invoke("recall", "x", "--since", "lately", "-C", str(project))
+    assert code == 1 and "--since 'lately': give a date (2026-03-01)" in err
+    invoke("recall", "--reindex", "-C", str(project))
+    code, _, err = invoke("recall", "show", "nope:9", "-C", str(project))
+    assert code == 1 and "No moment 'nope:9' in the recall index" in err
+
+
+def test_reindex_reports_what_it_read(project: Path) -> None:
+    code, out, err = invoke("recall", "--reindex", "-C", str(project))
+    assert code == 0 and "Indexed 3 moments from 1 sessions." in out and "read 1 file(s)" in err
+
+
+def test_since_accepts_dates_and_spans() -> None:
+    today = dt.date(2026, 3, 10)
+    assert parse_since("2026-03-01", today) == "2026-03-01"
+    assert parse_since("7d", today) == "2026-03-03" and parse_since("2w", today) == "2026-02-24"
+    assert parse_since(None) == ""
+    with pytest.raises(CcstateError):
+        parse_since("soon")
+
+
+def test_a_configured_embedding_model_finds_what_shares_no_word(project: Path) -> None:
+    pytest.importorskip("numpy")
+    model = make_static_model(project / "model")
+    (project / ".ccstate.yaml").write_text(f"recall:\n  embedding_model: {model.name}\n")
+    folder = sources.transcripts_folder(project, os.environ)
+    write_jsonl(folder / "other.jsonl", [text_record("Added exponential backoff " + "x " * 80)])
+    code, out, err = invoke("recall", "retry", "--json", "-C", str(project))
+    assert code == 0, err
+    texts = [h["text"] for h in json.loads(out)["hits"]]
+    assert any("exponential backoff" in t for t in texts)  # no word in common with "retry"
+    (project / ".ccstate.yaml").write_text("recall:\n  embedding_model: nowhere\n")
+    code, _, err = invoke("recall", "retry", "-C", str(project))
+    assert code == 1 and "recall.embedding_model:" in err and "not found" in err

@@ -1,0 +1,126 @@
+"""Recall in the real Claude Code CLI (issue #17): a later session asks, through Bash, what an
+earlier one did, and gets hits naming that session's transcript file and line."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claude_runner import read_transcript, transcript_path
+from fake_api import Body, respond, system_texts, text, tool_results, tool_use
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET = "ghp_" + "E2Erecall0000000000000000000000000000000"
+
+
+def first_session(project: Path) -> list[Any]:
+    """Rename the greeting, fail a check with a planted token in its output, conclude."""
+    return [
+        tool_use("Read", {"file_path": str(project / "app.py")}),
+        tool_use(
+            "Edit",
+            {
+                "file_path": str(project / "app.py"),
+                "old_string": "hello",
+                "new_string": "howdy partner",
+            },
+        ),
+        tool_use("Bash", {"command": f"echo 'ERROR greeting_lint: {SECRET}' && exit 3"}),
+        text("Switched the greeting to 'howdy partner'; greeting_lint still fails."),
+    ]
+
+
+def tool_result_text(body: Body) -> str:
+    """The text of the one tool result the model is answering."""
+    (result,) = tool_results(body).values()
+    return result
+
+
+def line_of_result(records: list[dict[str, Any]], tool: str) -> int:
+    """The transcript line (1-based) of the result of the session's `tool` call."""
+    ids = {
+        b["id"]
+        for r in records
+        if r.get("type") == "assistant"
+        for b in r["message"]["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == tool
+    }
+    for number, record in enumerate(records, start=1):
+        content = record.get("message", {}).get("content")
+        if (
+            record.get("type") == "user"
+            and isinstance(content, list)
+            and any(isinstance(b, dict) and b.get("tool_use_id") in ids for b in content)
+        ):
+            return number
+    raise AssertionError(f"no {tool} result in the transcript")
+
+
+def test_a_later_session_recalls_the_earlier_edit_with_file_and_line(
+    claude, fake_api, project: Path, claude_home: Path
+) -> None:
+    fake_api.set_script(first_session(project))
+    _, first = claude("make the greeting friendlier", plugin_dir=REPO)
+    assert first is not None and first["result"].startswith("Switched the greeting")
+    sid = first["session_id"]
+    records = read_transcript(transcript_path(claude_home, project, sid))
+    edit_line = line_of_result(records, "Edit")
+
+    recall = f"{shlex.quote(sys.executable)} -m ccstate recall 'howdy greeting' --limit 3"
+    seen: list[str] = []
+
+    def read_hits(body: Body) -> Any:
+        seen.append(tool_result_text(body))
+        return "Recalled it."
+
+    fake_api.set_script(
+        [
+            tool_use("Bash", {"command": recall, "description": "recall earlier work"}),
+            respond(read_hits),
+        ]
+    )
+    _, second = claude("what did we change in the greeting last time?", plugin_dir=REPO)
+    assert second is not None and second["result"] == "Recalled it.", second
+    (output,) = seen
+    assert f"{sid}.jsonl:{edit_line}" in output, output  # the earlier session's file and line
+    assert f"{sid[:8]}:{edit_line}" in output  # the ref for `ccstate recall show`
+    assert "**howdy**" in output and " edit " in output
+
+    # The capsule told session 2 that recall exists (one line, nothing recalled unasked).
+    first_request = fake_api.agent_requests()[-2]
+    lines = [ln for t in system_texts(first_request) for ln in t.splitlines()]
+    (line,) = [ln for ln in lines if ln.startswith("- recall:")]
+    assert line.startswith("- recall: 1 past session(s) of this project indexed")
+    assert "howdy" not in json.dumps(first_request.get("system"))
+
+    index = project / ".ccstate" / "recall" / "index.sqlite"
+    assert SECRET.encode() not in index.read_bytes()
+    assert "[REDACTED:github-token]" in output or SECRET not in output
+
+
+def test_recall_show_prints_the_moment_in_context(
+    claude, fake_api, project: Path, claude_home: Path
+) -> None:
+    fake_api.set_script(first_session(project))
+    _, first = claude("make the greeting friendlier", plugin_dir=REPO)
+    assert first is not None
+    sid = first["session_id"]
+    line = line_of_result(read_transcript(transcript_path(claude_home, project, sid)), "Bash")
+    show = f"{shlex.quote(sys.executable)} -m ccstate recall show {sid[:8]}:{line}"
+    seen: list[str] = []
+    fake_api.set_script(
+        [
+            tool_use("Bash", {"command": show}),
+            respond(lambda body: seen.append(tool_result_text(body)) or "ok"),
+        ]
+    )
+    claude("show me that failing check", plugin_dir=REPO)
+    (output,) = seen
+    assert f">> command {sid[:8]}:{line}" in output and "greeting_lint" in output
+    assert SECRET not in output and "[REDACTED:github-token]" in output

@@ -1,0 +1,55 @@
+"""recall.embed: a tiny static-embedding model built here, fused with BM25 by RRF."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from ccstate import redact
+from ccstate.errors import CcstateError
+from ccstate.recall import embed, index, search, sources
+from helpers import make_static_model, text_record, write_jsonl
+
+np = pytest.importorskip("numpy")
+
+
+def test_semantic_ranking_finds_what_shares_no_word(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setitem(sys.modules, "tokenizers", None)  # the built-in WordPiece reader
+    model = embed.load_model(str(make_static_model(tmp_path / "m")))
+    assert model.tokenize("Retry parsers!") == [1, 6, 7]
+    files = [
+        write_jsonl(
+            tmp_path / "s.jsonl",
+            [
+                text_record("Added exponential backoff to the webhook client " + "x " * 100),
+                text_record("The date parser now reads ISO weeks " + "y " * 100),
+            ],
+        )
+    ]
+    con = index.connect(tmp_path / "state")
+    index.update(
+        con,
+        [sources.transcript_source(f) for f in files],
+        redactor=redact.Redactor(),
+        max_bytes=1 << 30,
+    )
+    assert embed.update_vectors(con, model) == 2
+    assert embed.update_vectors(con, model) == 0  # only new moments get vectors
+    assert search.search(con, search.Query("retry")) == []  # BM25 alone: no shared word
+    (hit,) = search.search(con, search.Query("retry"), embed.Embedder(model))
+    assert "backoff" in hit.body and hit.score >= embed.FLOOR
+    con.close()
+
+
+def test_fusion_orders_by_reciprocal_rank() -> None:
+    assert search.fuse([[1, 2, 3], [3, 1]]) == [1, 3, 2]
+
+
+def test_a_missing_model_or_numpy_says_what_to_do(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(CcstateError, match=r"model\.safetensors not found"):
+        embed.load_model(str(tmp_path / "nowhere"))
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    with pytest.raises(CcstateError, match=r"needs numpy: pip install 'ccstate\[semantic\]'"):
+        embed.load_model(str(tmp_path))

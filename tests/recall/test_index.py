@@ -1,0 +1,199 @@
+"""recall.index: private, redacted, incremental by stamps and offsets, bounded."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from ccstate import redact
+from ccstate.errors import CcstateError
+from ccstate.recall import index, sources
+from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
+
+SECRET = "ghp_" + "PLANTEDrecall000000000000000000000000"
+ENV_SECRET = "planted-env-value-9"
+
+
+def session_records(session: str, n: int = 3) -> list[dict]:
+    out = [prompt_record(f"work on the parser {session}", session=session)]
+    for i in range(n):
+        out += [
+            tool_use_record(f"{session}-{i}", "Bash", {"command": f"make step{i}"}, session),
+            tool_result_record(f"{session}-{i}", f"step {i} ok", session=session),
+        ]
+    return [*out, text_record(f"Finished the parser work for {session}.", session=session)]
+
+
+def build(state: Path, files: list[Path], **kw: object) -> index.Report:
+    con = index.connect(state)
+    try:
+        return index.update(
+            con,
+            [sources.transcript_source(f) for f in files],
+            redactor=kw.pop("redactor", redact.Redactor()),  # type: ignore[arg-type]
+            max_bytes=kw.pop("max_bytes", 1 << 30),  # type: ignore[arg-type]
+            **kw,  # type: ignore[arg-type]
+        )
+    finally:
+        con.close()
+
+
+def count(state: Path, sql: str = "SELECT count(*) FROM docs") -> int:
+    con = sqlite3.connect(index.index_path(state))
+    try:
+        return int(con.execute(sql).fetchone()[0])
+    finally:
+        con.close()
+
+
+def test_the_index_is_private(tmp_path: Path) -> None:
+    build(tmp_path / "state", [write_jsonl(tmp_path / "a.jsonl", session_records("a"))])
+    path = index.index_path(tmp_path / "state")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_a_planted_secret_never_reaches_the_database_file(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".env").write_text(f"DEPLOY_KEY={ENV_SECRET}\n")
+    records = [
+        prompt_record(f"deploy with {SECRET} and {ENV_SECRET}"),
+        tool_use_record("t1", "Bash", {"command": f"curl -H 'token: {SECRET}' x"}),
+        tool_result_record("t1", f"error: bad credentials {SECRET}", True),
+        text_record(f"The key {ENV_SECRET} was rejected; {SECRET} too."),
+    ]
+    records.append(tool_use_record("t2", "Bash", {"command": f"echo {SECRET}"}))  # no result yet
+    state = tmp_path / "state"
+    build(state, [write_jsonl(tmp_path / "s.jsonl", records)], redactor=redact.for_project(project))
+    assert count(state) >= 3
+    blob = b"".join(p.read_bytes() for p in index.folder(state).iterdir())
+    assert SECRET.encode() not in blob and ENV_SECRET.encode() not in blob
+    assert b"[REDACTED:github-token]" in blob and b"[REDACTED:env]" in blob
+
+
+def test_unchanged_transcripts_are_not_read_again(tmp_path: Path) -> None:
+    files = [write_jsonl(tmp_path / f"{s}.jsonl", session_records(s)) for s in "ab"]
+    first = build(tmp_path / "state", files)
+    again = build(tmp_path / "state", files)
+    assert (first.read, first.unchanged) == (2, 0)
+    assert (again.read, again.unchanged, again.moments) == (0, 2, 0)
+
+
+def test_a_growing_transcript_is_read_on_from_where_it_stopped(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "a.jsonl", session_records("a", 2))
+    first = build(tmp_path / "state", [path])
+    size = path.stat().st_size
+    with path.open("a") as fh:
+        fh.write(json.dumps(prompt_record("now the lexer", session="a")) + "\n")
+    grown = build(tmp_path / "state", [path])
+    assert grown.bytes_read == path.stat().st_size - size  # only the new bytes
+    assert grown.moments == 1 and count(tmp_path / "state") == first.moments + 1
+    line = count(tmp_path / "state", "SELECT max(line) FROM docs")
+    assert line == len(session_records("a", 2)) + 1
+
+
+def test_a_rewritten_transcript_is_indexed_afresh(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "a.jsonl", session_records("a", 3))
+    build(tmp_path / "state", [path])
+    write_jsonl(path, [prompt_record("something else entirely, longer than before " * 40)])
+    build(tmp_path / "state", [path])
+    assert count(tmp_path / "state") == 1
+
+
+def test_moments_of_a_deleted_transcript_stay(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "a.jsonl", session_records("a"))
+    made = build(tmp_path / "state", [path]).moments
+    path.unlink()
+    build(tmp_path / "state", [path])
+    assert count(tmp_path / "state") == made
+
+
+def test_the_size_bound_drops_the_oldest_sessions(tmp_path: Path) -> None:
+    files = []
+    for n in range(12):
+        records = session_records(f"s{n:02d}", 150)
+        for r in records:
+            r["timestamp"] = f"2026-03-{n + 1:02d}T10:00:00Z"
+        files.append(write_jsonl(tmp_path / f"s{n:02d}.jsonl", records))
+    build(tmp_path / "full", files)
+    con = index.connect(tmp_path / "full")
+    bound = index.used_bytes(con) // 2
+    con.close()
+    report = build(tmp_path / "state", files, max_bytes=bound)
+    assert report.pruned_sessions > 0
+    con = index.connect(tmp_path / "state")
+    try:
+        assert index.used_bytes(con) <= bound
+        assert index.index_path(tmp_path / "state").stat().st_size <= bound + 4096 * 4
+        kept = {r[0] for r in con.execute("SELECT DISTINCT session FROM docs")}
+        assert "s11" in kept and "s00" not in kept  # the newest stay
+        assert index.stats(con).sessions == len(kept)
+    finally:
+        con.close()
+    again = build(tmp_path / "state", files, max_bytes=bound)
+    assert again.read == 0  # pruned sessions are not read back in
+
+
+def test_a_deadline_leaves_a_transcript_unfinished_and_the_next_run_completes_it(
+    tmp_path: Path,
+) -> None:
+    path = write_jsonl(tmp_path / "a.jsonl", session_records("a", 400))
+    cut = build(tmp_path / "state", [path], deadline=0.0)
+    assert cut.stopped and cut.moments < 400
+    rest = build(tmp_path / "state", [path])
+    assert cut.moments + rest.moments == 402  # prompt, 400 commands, the conclusion
+
+
+def test_without_fts5_the_error_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = sqlite3.connect
+
+    class NoFts(sqlite3.Connection):
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:  # type: ignore[override]
+            if "fts5" in sql.lower():
+                raise sqlite3.OperationalError("no such module: fts5")
+            return super().execute(sql, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index.sqlite3, "connect", lambda *a, **k: real(*a, factory=NoFts, **k))
+    with pytest.raises(CcstateError, match="recall needs SQLite's FTS5 extension"):
+        index.connect(tmp_path / "state")
+
+
+def test_project_sources_find_subagents_handoffs_and_decisions(tmp_path: Path) -> None:
+    project, state = tmp_path / "project", tmp_path / "project" / ".ccstate"
+    folder = sources.transcripts_folder(project, {"HOME": str(tmp_path / "home")})
+    write_jsonl(folder / "s1.jsonl", session_records("s1"))
+    write_jsonl(folder / "s1" / "subagents" / "agent-a1.jsonl", session_records("s1"))
+    (state / "handoff" / "branches" / "main").mkdir(parents=True)
+    (state / "handoff" / "branches" / "main" / "s1.md").write_text("# Handoff\n")
+    (project / "DECISIONS.md").write_text("# Decisions\n")
+    found = sources.project_sources(project, state, {"HOME": str(tmp_path / "home")})
+    assert [(s.kind, s.session, s.agent) for s in found] == [
+        ("transcript", "s1", ""),
+        ("transcript", "s1", "agent-a1"),
+        ("handoff", "s1", ""),
+        ("decisions", "", ""),
+    ] or sorted(s.path.name for s in found) == sorted(
+        ["s1.jsonl", "agent-a1.jsonl", "s1.md", "DECISIONS.md"]
+    )
+    assert os.path.basename(found[-1].path) == "DECISIONS.md"
+
+
+def test_a_quick_question_is_indexed_but_not_counted_as_a_working_session(tmp_path: Path) -> None:
+    quick = write_jsonl(tmp_path / "q.jsonl", [prompt_record("hello"), text_record("hi")])
+    work = write_jsonl(tmp_path / "w.jsonl", session_records("w"))
+    build(tmp_path / "state", [quick, work])
+    con = index.connect(tmp_path / "state")
+    try:
+        got = index.stats(con)
+        assert (got.sessions, got.moments) == (1, count(tmp_path / "state"))
+        assert got.kinds["prompt"] == 2  # the question is searchable all the same
+    finally:
+        con.close()

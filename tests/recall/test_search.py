@@ -1,0 +1,156 @@
+"""recall.search: identifiers and paths, the floor, recency for ties, filters, refs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ccstate import redact
+from ccstate.recall import index, search, sources
+from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
+
+
+def edit(tool_id: str, path: str, old: str, new: str, ts: str, session: str) -> list[dict]:
+    return [
+        tool_use_record(
+            tool_id, "Edit", {"file_path": path, "old_string": old, "new_string": new}, session, ts
+        ),
+        tool_result_record(tool_id, "The file has been updated.", session=session, ts=ts),
+    ]
+
+
+@pytest.fixture
+def con(tmp_path: Path):  # type: ignore[no-untyped-def]
+    older = [
+        prompt_record("make the date parser accept ISO weeks", "s-old", "2026-02-01T09:00:00Z"),
+        *edit(
+            "a1",
+            "/p/src/dates.py",
+            "def parse_date(s):",
+            "def parse_date(s, week=False):",
+            "2026-02-01T09:01:00Z",
+            "s-old",
+        ),
+        tool_use_record("a2", "Bash", {"command": "cargo build"}, "s-old", "2026-02-01T09:02:00Z"),
+        tool_result_record(
+            "a2",
+            "error[E0308]: mismatched types\n --> src/main.rs:4:5",
+            True,
+            "s-old",
+            "2026-02-01T09:02:00Z",
+        ),
+        text_record(
+            "The retry for the webhook client lives in src/api/client.ts now.",
+            "s-old",
+            "2026-02-01T09:03:00Z",
+        ),
+        tool_use_record("a3", "Bash", {"command": "npm test"}, "s-old", "2026-02-01T09:04:00Z"),
+        tool_result_record(
+            "a3", "Exit code 1\nTypeError: flaky", True, "s-old", "2026-02-01T09:04:00Z"
+        ),
+    ]
+    newer = [
+        prompt_record("rename the settings page", "s-new", "2026-03-05T09:00:00Z"),
+        tool_use_record("b1", "Bash", {"command": "npm test"}, "s-new", "2026-03-05T09:04:00Z"),
+        tool_result_record(
+            "b1", "Exit code 1\nTypeError: flaky", True, "s-new", "2026-03-05T09:04:00Z"
+        ),
+        *edit(
+            "b2",
+            "/p/src/api/client.ts",
+            "retries = 0",
+            "retries = 3",
+            "2026-03-05T09:05:00Z",
+            "s-new",
+        ),
+    ]
+    files = [
+        write_jsonl(tmp_path / "s-old.jsonl", older),
+        write_jsonl(tmp_path / "s-new.jsonl", newer),
+    ]
+    c = index.connect(tmp_path / "state")
+    index.update(
+        c,
+        [sources.transcript_source(f) for f in files],
+        redactor=redact.Redactor(),
+        max_bytes=1 << 30,
+    )
+    yield c
+    c.close()
+
+
+def top(con, text: str, **kw: object) -> list[search.Hit]:  # type: ignore[no-untyped-def]
+    return search.search(con, search.Query(text, **kw))  # type: ignore[arg-type]
+
+
+def test_an_identifier_finds_its_edit_whole_and_by_its_parts(con) -> None:  # type: ignore[no-untyped-def]
+    (hit, *_rest) = top(con, "parse_date")
+    assert (hit.kind, hit.session, hit.line) == ("edit", "s-old", 3)
+    assert any(h.line == 3 for h in top(con, "date parsing with week support"))
+
+
+def test_a_path_and_an_error_code_are_found(con) -> None:  # type: ignore[no-untyped-def]
+    paths = top(con, "src/api/client.ts")
+    assert {(h.kind, h.session) for h in paths[:2]} == {("edit", "s-new"), ("answer", "s-old")}
+    (code, *_r) = top(con, "E0308")
+    assert code.kind == "command" and "**E0308**" in code.snippet
+
+
+def test_nothing_relevant_returns_nothing(con) -> None:  # type: ignore[no-untyped-def]
+    assert top(con, "kubernetes ingress certificates") == []
+    # one common word shared ("test") is not enough: the rare ones carry the question
+    assert top(con, "terraform state locking test") == []
+    assert top(con, "terraform state locking test", floor=0.0) != []
+
+
+def test_the_newer_of_two_equal_moments_comes_first(con) -> None:  # type: ignore[no-untyped-def]
+    hits = top(con, "npm test TypeError flaky", kinds=("command",))
+    assert [h.session for h in hits] == ["s-new", "s-old"]
+    assert hits[0].score == hits[1].score
+
+
+def test_filters(con) -> None:  # type: ignore[no-untyped-def]
+    assert {h.session for h in top(con, "npm test", session="s-o")} == {"s-old"}
+    assert {h.session for h in top(con, "npm test", since="2026-03-01")} == {"s-new"}
+    assert {h.kind for h in top(con, "retry webhook client", kinds=("answer",))} == {"answer"}
+
+
+def test_refs_and_neighbours(con) -> None:  # type: ignore[no-untyped-def]
+    (hit, *_r) = top(con, "E0308")
+    assert search.ref(hit) == f"s-old:{hit.line}"
+    assert search.find_ref(con, search.ref(hit)) == [hit.id]
+    around = search.neighbours(con, hit.id)
+    assert [h.line for h in around] == [1, 3, 5, 6, 8]
+    assert search.find_ref(con, "nope:1") == [] and search.find_ref(con, "no-line") == []
+
+
+def test_json_carries_provenance(con) -> None:  # type: ignore[no-untyped-def]
+    data = top(con, "E0308")[0].to_json()
+    assert {"session", "line", "timestamp", "kind", "text", "score", "file"} <= set(data)
+    assert data["file"].endswith("s-old.jsonl") and data["timestamp"].startswith("2026-02-01")
+
+
+def test_decisions_and_handoffs_are_found_by_their_refs(tmp_path: Path) -> None:
+    project, state = tmp_path / "project", tmp_path / "project" / ".ccstate"
+    project.mkdir()
+    (project / "DECISIONS.md").write_text(
+        "# Decisions\n\n## D1: Use SQLite FTS5 for recall\n\n- Status: active\n\n"
+        "**Decision:** One local index; no server.\n"
+    )
+    handoff = state / "handoff" / "branches" / "main" / "5e55104e-aaaa.md"
+    handoff.parent.mkdir(parents=True)
+    handoff.write_text(
+        "# Handoff: p · `main` · session 5e55104e\n\n## Next steps\n- ship the index\n"
+    )
+    c = index.connect(state)
+    index.update(
+        c, sources.state_sources(project, state), redactor=redact.Redactor(), max_bytes=1 << 30
+    )
+    (decision,) = search.search(c, search.Query("sqlite index server"))
+    assert (decision.kind, search.ref(decision)) == ("decision", "DECISIONS.md:3")
+    (note,) = search.search(c, search.Query("ship the index", kinds=("handoff",)))
+    assert search.ref(note) == "5e55104e.md:3"
+    assert search.find_ref(c, "DECISIONS.md:3") == [decision.id]
+    assert search.find_ref(c, "5e55104e.md:3") == [note.id]
+    c.close()

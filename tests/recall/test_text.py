@@ -1,0 +1,35 @@
+"""recall.text: identifier parts, query terms, trimming."""
+
+from __future__ import annotations
+
+from ccstate.recall import text
+
+
+def test_parts_split_snake_and_camel_case_identifiers_only() -> None:
+    got = text.parts("fixed parse_date and parseWeekDate in src/dates.py; plain words, E0308")
+    assert got == "parse date parse week date"
+
+
+def test_parts_are_bounded() -> None:
+    many = " ".join(f"name_{i}_x" for i in range(1000))
+    assert len(text.parts(many).split()) == text.MAX_PARTS
+
+
+def test_query_terms_drop_filler_and_keep_identifiers_paths_and_codes() -> None:
+    terms = text.query_terms("where did we fix parse_date in src/api/client.ts for E0308?")
+    assert terms == ["fix", "parse_date", "src/api/client.ts", "E0308"]
+
+
+def test_query_terms_keep_quoted_phrases_and_fall_back_to_all_words() -> None:
+    assert text.query_terms('the "retry loop" again') == ["retry loop"]
+    assert text.query_terms("what was it") == ["what", "was", "it"]  # nothing but filler
+
+
+def test_fts_phrase_escapes_quotes() -> None:
+    assert text.fts_phrase('say "hi"') == '"say ""hi"""'
+
+
+def test_clip_and_head_tail() -> None:
+    assert text.clip("abcdef", 4) == "abc…" and text.clip("abc", 4) == "abc"
+    cut = text.head_tail("a" * 50 + "b" * 50, 21)
+    assert cut.startswith("a" * 8) and cut.endswith("b" * 8) and "[…]" in cut
