@@ -8,6 +8,8 @@ the plugin's own `src/`:
 - Other events run in the private venv under ${CLAUDE_PLUGIN_DATA} when it is
   ready (SessionStart starts building it on first use), else here as well; their
   optional dependencies degrade gracefully until the venv exists.
+Bytecode goes to ${CLAUDE_PLUGIN_DATA}/pycache, never into the plugin root (for a
+plugin installed from a local clone, that is the clone).
 Whatever happens, this script exits 0 and prints nothing of its own.
 """
 
@@ -23,8 +25,10 @@ def _launch():
     )
     src = os.path.join(root, "src")
     event = sys.argv[1] if len(sys.argv) > 1 else ""
-    sys.path.insert(0, src)
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    if data and sys.pycache_prefix is None:
+        sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(data, "pycache")
+    sys.path.insert(0, src)
     if event not in HOT_EVENTS and data:
         from pathlib import Path
 
