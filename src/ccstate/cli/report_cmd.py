@@ -12,10 +12,27 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ccstate.cli import cli, handle_errors, project_option, request_fast_exit, resolve_project
+from ccstate.cli import (
+    InputError,
+    cli,
+    handle_errors,
+    project_option,
+    request_fast_exit,
+    resolve_project,
+)
 
 if TYPE_CHECKING:
     from ccstate.report import pricing
+
+
+def _pricing_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Callback: --pricing names a file that exists (a miss must blame the flag, not config)."""
+    if value is None or value.is_file():
+        return value
+    what = "is a directory" if value.is_dir() else "does not exist"
+    raise InputError(
+        f"--pricing: {value} {what}; pass a pricing JSON file (format: docs/REPORT.md#cost)"
+    )
 
 
 @cli.command(name="report")
@@ -28,7 +45,8 @@ if TYPE_CHECKING:
 @click.option(
     "--pricing",
     "pricing_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
+    callback=_pricing_file,
     help="Pricing JSON over the built-in table (default: report.pricing in config).",
 )
 @click.option("--top", default=10, show_default=True, help="Re-read files to list.")
