@@ -78,11 +78,12 @@ def _lint(root: Path, settings: config.Config) -> claude_md.Report:
 
 
 def _render(report: claude_md.Report, fixed: list[split.Change], before: int | None) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console()
+    from ccstate.cli import tables
+
+    console = tables.make_console()
     files = Table(title="Loaded into every session before the first prompt", title_justify="left")
     for name, justify in (("file", "left"), ("kind", "left"), ("lines", "right")):
         files.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -94,7 +95,7 @@ def _render(report: claude_md.Report, fixed: list[split.Change], before: int | N
         files.add_row(Text(show(f.path)), f.kind, str(f.lines), f"{n:,}", Text(via))
     files.add_section()
     files.add_row("total", "", "", f"{report.total_tokens:,}", "")
-    console.print(files)
+    tables.print_table(console, files)
     console.print(f"tokens: {report.tokenizer}")
     if not report.files:
         console.print("no CLAUDE.md, rules or imports here: nothing loads before the first prompt")

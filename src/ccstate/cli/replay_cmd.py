@@ -66,9 +66,10 @@ COLUMNS = (
 
 
 def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from ccstate.cli import tables
 
     table = Table(title="ccstate replay: the read ledger over recorded sessions")
     table.add_column("transcript", overflow="fold")
@@ -77,8 +78,8 @@ def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
     for report in reports:
         table.add_row(Text(report.path.name), *_cells(report.totals))
     table.add_row("TOTAL", *_cells(total), style="bold")
-    console = Console()
-    console.print(table)
+    console = tables.make_console()
+    tables.print_table(console, table)
     share = total.chars_saved / total.read_chars if total.read_chars else 0.0
     unit = "tiktoken cl100k_base" if total.tokens_exact else "estimated as chars/4"
     console.print(

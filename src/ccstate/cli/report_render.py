@@ -8,13 +8,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ccstate.cli import tables
 from ccstate.report import summary as report
 from ccstate.report.summary import Report, Scope, Tokens, est_tokens
 
 _NUM = {"justify": "right", "no_wrap": True}
 
 
-WIDTH_WHEN_PIPED = 140
 TOOLS_SHOWN = 12
 
 
@@ -22,9 +22,7 @@ def render(result: Report, top: int, console: Console | None = None) -> None:
     if console is None:
         # no markup or emoji codes: paths (`app/[id]/page.tsx`), models (`...-4-6[1m]`) and
         # project names are data, printed as they are
-        console = Console(highlight=False, markup=False, emoji=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, markup=False, emoji=False, width=WIDTH_WHEN_PIPED)
+        console = tables.make_console(highlight=False, markup=False, emoji=False)
     p = result.pricing
     console.print(
         Text.assemble(
@@ -33,16 +31,16 @@ def render(result: Report, top: int, console: Console | None = None) -> None:
             f"{result.records:,} records; prices of {p.date} ({p.origin})",
         )
     )
-    console.print(_sessions_table(result))
-    console.print(_models_table(result.total))
-    console.print(_composition_table(result.total))
+    tables.print_table(console, _sessions_table(result))
+    tables.print_table(console, _models_table(result.total))
+    tables.print_table(console, _composition_table(result.total))
     rereads = _rereads_table(result.total, top)
     if rereads is not None:
-        console.print(rereads)
+        tables.print_table(console, rereads)
     compactions = _compactions_table(result)
     if compactions is not None:
-        console.print(compactions)
-    console.print(_ccstate_table(result.total))
+        tables.print_table(console, compactions)
+    tables.print_table(console, _ccstate_table(result.total))
     for note in _notes(result):
         console.print(note, style="dim")
 
