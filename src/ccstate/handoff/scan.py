@@ -177,6 +177,9 @@ class Scan:
             for block in results:
                 self._tool_result(line, block, extra if len(results) == 1 else None)
             return
+        source = record.get("rowSource")  # Claude Code 2.1.332+: local | harness | hook | recorded
+        if isinstance(source, str) and source != "local":
+            return  # written by Claude Code, a hook or a replay: not what the user asked
         if record.get("isMeta") or record.get("isCompactSummary"):
             return
         if record.get("isVisibleInTranscriptOnly"):
