@@ -12,16 +12,15 @@ import json
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from ccstate import wiring
+from helpers import isolated_env, run_install, venv_unavailable
 
 REPO = Path(__file__).resolve().parents[1]
-INSTALL_SH = REPO / "install.sh"
 EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse")
 
 
@@ -30,46 +29,6 @@ def source_version() -> str:
     match = re.search(r'^__version__ = "([^"]+)"', text, re.MULTILINE)
     assert match, "no __version__ in src/ccstate/__init__.py"
     return match.group(1)
-
-
-def venv_unavailable() -> str | None:
-    """Why `python -m venv` can't work here, or None when it can."""
-    probe = subprocess.run(
-        [sys.executable, "-c", "import venv, ensurepip"], capture_output=True, text=True
-    )
-    if probe.returncode != 0:
-        last = (probe.stderr.strip().splitlines() or ["import venv, ensurepip failed"])[-1]
-        return f"{sys.executable} -m venv is unavailable: {last}"
-    return None
-
-
-def isolated_env(root: Path) -> dict[str, str]:
-    """The caller's environment minus anything that points ccstate or Python elsewhere."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("CCSTATE_", "CLAUDE_", "XDG_"))
-        and key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"}
-    }
-    env.update(
-        HOME=str(root / "home"),
-        XDG_DATA_HOME=str(root / "data"),
-        CCSTATE_BIN_DIR=str(root / "bin"),
-        CCSTATE_PYTHON=sys.executable,
-        CCSTATE_VENV_ARGS="--system-site-packages",
-    )
-    return env
-
-
-def run_install(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["bash", str(INSTALL_SH), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=600,
-    )
 
 
 def git_init(path: Path) -> Path:
