@@ -14,6 +14,11 @@ SRC = REPO / "src"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # the public transcripts beside the repo (../shared); tests that need them skip when absent
 PUBLIC = REPO.parent / "shared" / "transcripts" / "public"
+# Where bytecode goes (scripts/test.sh keeps it out of the tree a plugin install copies):
+# pass it on to subprocesses that get a minimal environment.
+BYTECODE_ENV = {
+    k: os.environ[k] for k in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE") if k in os.environ
+}
 
 
 def hook_env(**extra: str) -> dict[str, str]:

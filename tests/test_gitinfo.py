@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ccstate import gitinfo
-from helpers import SRC
+from helpers import BYTECODE_ENV, SRC
 
 
 def git(project: Path, *args: str) -> str:
@@ -122,7 +122,7 @@ def test_snapshot_needs_no_third_party_package(git_project: Path, bare_python: P
         [str(bare_python), "-c", code, str(git_project), base],
         capture_output=True,
         text=True,
-        env={"PATH": os.environ["PATH"], "PYTHONPATH": str(SRC)},
+        env={"PATH": os.environ["PATH"], "PYTHONPATH": str(SRC), **BYTECODE_ENV},
     )
     assert done.stderr == ""
     assert done.stdout == (

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import ccstate
 from ccstate import wiring
 from ccstate.cli import COMMAND_MODULES, cli, load_all_commands
-from helpers import FIXTURES, REPO, SRC
+from helpers import BYTECODE_ENV, FIXTURES, REPO, SRC
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -57,6 +57,7 @@ def test_init_writes_the_same_settings_for_every_user(git_project: Path, tmp_pat
     mine = settings.read_bytes()
     settings.unlink()
     other = {"HOME": str(tmp_path / "bob"), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(SRC)}
+    other.update(BYTECODE_ENV)
     done = subprocess.run(
         [sys.executable, "-m", "ccstate", "init", "-C", str(git_project)],
         capture_output=True,

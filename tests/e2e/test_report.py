@@ -12,6 +12,8 @@ from cache_sim import CacheSim
 from claude_runner import read_transcript
 from fake_api import ToolCall, text, tool_use, tool_uses
 
+from helpers import BYTECODE_ENV
+
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,7 +24,12 @@ def report(home: Path, tmp_path: Path) -> dict:
         [sys.executable, "-m", "ccstate", "report", str(home / ".claude" / "projects"), "--json"],
         capture_output=True,
         text=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO / "src")},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "PYTHONPATH": str(REPO / "src"),
+            **BYTECODE_ENV,
+        },
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
