@@ -123,6 +123,13 @@ def test_row_source_tells_typed_prompts_from_injected_ones() -> None:
     ]
 
 
+def test_decide_output_names_only_the_recorded_decision() -> None:
+    command = {"command": "ccstate decide 'Drop D3 tabs' --decision x --supersedes D3"}
+    out = "Recorded D9 (DECISIONS.md): Drop D3 tabs\nD3 is now superseded by D9\n"
+    scan = feed([use("Bash", command, "t1"), result("t1", out)])
+    assert scan.added == {"D9": 2}
+
+
 def test_a_subagent_transcript_falls_back_to_its_task_prompt() -> None:
     scan = feed([user("Explore the parser", isSidechain=True), user("second", isSidechain=True)])
     assert scan.goal_prompts() == [("prompt", Prompt("Explore the parser", 1))]
