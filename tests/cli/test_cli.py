@@ -320,13 +320,14 @@ def test_a_file_as_project_dir_is_refused(tmp_path: Path) -> None:
     "args",
     [
         ["lint"],
+        ["lint", "."],
         ["decisions"],
         ["handoff", "show", "--list"],
         ["report", "--all"],
         ["replay", str(FIXTURES / "replay" / "session.jsonl")],
         ["init", "--dry-run"],
     ],
-    ids=lambda a: "-".join(a[:2]) if a[0] == "handoff" else a[0],
+    ids=lambda a: "-".join(a[:2]) if a[0] in ("handoff", "lint") else a[0],
 )
 def test_every_command_warns_about_an_unknown_config_key(
     args: list[str], git_project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch

@@ -26,6 +26,14 @@ def rehomed(project: Path, tmp_path: Path) -> Path:
     return path
 
 
+def recorded(project: Path, home: Path, tmp_path: Path) -> Path:
+    """The session's transcript where Claude Code keeps it; its folder."""
+    folder = home / ".claude" / "projects" / paths.project_slug(project)
+    folder.mkdir(parents=True)
+    (folder / f"{SID}.jsonl").write_text(rehomed(project, tmp_path).read_text())
+    return folder
+
+
 def test_write_from_a_transcript_then_show(git_project: Path, tmp_path: Path) -> None:
     transcript = rehomed(git_project, tmp_path)
     code, out, err = invoke(
@@ -49,9 +57,7 @@ def test_write_from_a_transcript_then_show(git_project: Path, tmp_path: Path) ->
 def test_write_finds_the_sessions_transcript_by_id(
     git_project: Path, isolated_home: Path, tmp_path: Path
 ) -> None:
-    folder = isolated_home / ".claude" / "projects" / paths.project_slug(git_project)
-    folder.mkdir(parents=True)
-    (folder / f"{SID}.jsonl").write_text(rehomed(git_project, tmp_path).read_text())
+    folder = recorded(git_project, isolated_home, tmp_path)
     env = {"CLAUDE_CODE_SESSION_ID": SID}
     code, out, err = invoke("handoff", "write", "-C", str(git_project), env=env)
     assert (code, err) == (0, "")
@@ -117,9 +123,7 @@ def test_the_short_ids_ccstate_prints_are_accepted(
     git_project: Path, isolated_home: Path, tmp_path: Path
 ) -> None:
     """The capsule, progress log and `note` print sessions as their first 8 characters."""
-    folder = isolated_home / ".claude" / "projects" / paths.project_slug(git_project)
-    folder.mkdir(parents=True)
-    (folder / f"{SID}.jsonl").write_text(rehomed(git_project, tmp_path).read_text())
+    recorded(git_project, isolated_home, tmp_path)
     short = SID[:8]
     code, out, err = invoke("handoff", "write", "--session", short, "-C", str(git_project))
     md = f".ccstate/handoff/branches/main/{SID}.md"

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ccstate import config, paths, tokens
-from ccstate.cli import cli, echo_json, handle_errors, resolve_project
+from ccstate.cli import cli, echo_json, handle_errors, resolve_project, warn_config
 from ccstate.instructions import cache as claude_md_cache
 from ccstate.instructions import lint as claude_md
 from ccstate.instructions import split
@@ -67,10 +67,13 @@ def _project(path: Path | None) -> Path:
         return resolve_project(None)
     path = path.resolve()
     if path.is_dir():
-        return path
-    if path.name in ("CLAUDE.md", "CLAUDE.local.md"):
-        return path.parent.parent if path.parent.name == ".claude" else path.parent
-    return resolve_project(path.parent)
+        root = path
+    elif path.name in ("CLAUDE.md", "CLAUDE.local.md"):
+        root = path.parent.parent if path.parent.name == ".claude" else path.parent
+    else:
+        return resolve_project(path.parent)
+    warn_config(root)
+    return root
 
 
 def _lint(root: Path, settings: config.Config) -> claude_md.Report:
