@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Install ccstate from this checkout into a private venv, put `ccstate` on PATH,
-# then wire the current git project (`ccstate init`) and check it (`ccstate doctor`).
+# Install ccstate from this checkout into a private venv, put `ccstate` and
+# `ccstate-hook` (what project hooks run) on PATH, then wire the current git project
+# (`ccstate init`) and check it (`ccstate doctor`).
 #
 # Usage: ./install.sh [--no-init] [PROJECT_DIR]
+#        ./install.sh --uninstall [--no-init] [PROJECT_DIR]
+#
+# --uninstall undoes it: `ccstate init --remove` in the project (unless --no-init),
+# then the links and the venv. Other projects keep their hooks; with ccstate gone they
+# show one "not installed" message per session until `ccstate init --remove` there.
 #
 # Why a venv under the user's data dir ($CCSTATE_INSTALL_DIR/venv): it needs only
 # `python3 -m venv` and PyPI (no uv or pipx), there is one venv per user whatever
@@ -16,7 +22,7 @@
 # Environment:
 #   CCSTATE_INSTALL_DIR  where the venv lives
 #                        (default: ${XDG_DATA_HOME:-$HOME/.local/share}/ccstate)
-#   CCSTATE_BIN_DIR      where the `ccstate` symlink goes (default: ~/.local/bin or
+#   CCSTATE_BIN_DIR      where the `ccstate` and `ccstate-hook` symlinks go (default: ~/.local/bin or
 #                        ~/bin when on PATH, else /usr/local/bin when writable,
 #                        else ~/.local/bin plus a printed PATH line)
 #   CCSTATE_PYTHON       interpreter that creates the venv (default: python3; >= 3.10)
@@ -32,16 +38,19 @@ readonly SOURCE_DIR
 usage() {
   cat <<'EOF'
 Usage: install.sh [--no-init] [PROJECT_DIR]
+       install.sh --uninstall [--no-init] [PROJECT_DIR]
 
 Install ccstate from this checkout into a private venv
 (${CCSTATE_INSTALL_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/ccstate}/venv),
-link `ccstate` into a bin dir on PATH, then, when PROJECT_DIR (default: the
-current directory) is inside a git repository, run `ccstate init` and
-`ccstate doctor` at its top level. Safe to rerun.
+link `ccstate` and `ccstate-hook` into a bin dir on PATH, then, when PROJECT_DIR
+(default: the current directory) is inside a git repository, run `ccstate init`
+and `ccstate doctor` at its top level. Safe to rerun.
 
 Options:
-  --no-init   install and link only; do not wire or check a project
-  -h, --help  show this help and exit
+  --no-init    install and link only; do not wire or check a project
+  --uninstall  run `ccstate init --remove` in the project (unless --no-init), then
+               remove the links and the venv
+  -h, --help   show this help and exit
 
 Environment: CCSTATE_INSTALL_DIR, CCSTATE_BIN_DIR, CCSTATE_PYTHON,
 CCSTATE_VENV_ARGS (see the header of this script).
@@ -56,6 +65,7 @@ die() {
 
 parse_args() {
   DO_INIT=1
+  UNINSTALL=0
   PROJECT_ARG=""
   local arg only_dirs=0
   for arg in "$@"; do
@@ -66,6 +76,7 @@ parse_args() {
           exit 0
           ;;
         --no-init) DO_INIT=0; continue ;;
+        --uninstall) UNINSTALL=1; continue ;;
         --) only_dirs=1; continue ;;
         -*) die "unknown option '$arg' (see --help)" ;;
       esac
@@ -168,45 +179,105 @@ choose_bin_dir() {
   BIN_DIR="$HOME/.local/bin"
 }
 
+readonly COMMANDS="ccstate ccstate-hook"
+
 link_command() {
   choose_bin_dir
-  local target="$VENV/bin/ccstate" link="$BIN_DIR/ccstate"
-  [ -x "$target" ] || die "$target is missing after the install"
+  local name target link
   mkdir -p -- "$BIN_DIR"
-  if [ -L "$link" ] && [ "$(readlink -- "$link")" = "$target" ]; then
-    say "skip link $link (already points at $target)"
-  elif [ -L "$link" ] || [ ! -e "$link" ]; then
-    ln -sfn -- "$target" "$link"
-    say "linked $link -> $target"
-  else
-    die "$link exists and is not a symlink; remove it or set CCSTATE_BIN_DIR to another dir"
-  fi
+  for name in $COMMANDS; do
+    target="$VENV/bin/$name"
+    link="$BIN_DIR/$name"
+    [ -x "$target" ] || die "$target is missing after the install"
+    if [ -L "$link" ] && [ "$(readlink -- "$link")" = "$target" ]; then
+      say "skip link $link (already points at $target)"
+    elif [ -L "$link" ] || [ ! -e "$link" ]; then
+      ln -sfn -- "$target" "$link"
+      say "linked $link -> $target"
+    else
+      die "$link exists and is not a symlink; remove it or set CCSTATE_BIN_DIR to another dir"
+    fi
+  done
   if ! on_path "$BIN_DIR"; then
     say "note: $BIN_DIR is not on PATH; add it, e.g. in ~/.bashrc or ~/.profile:"
     say "  export PATH=\"$BIN_DIR:\$PATH\""
   else
     local first
-    first="$(command -v ccstate 2>/dev/null || true)"
-    if [ -n "$first" ] && [ "$first" != "$link" ]; then
-      say "warning: '$first' comes before $link on PATH and will run instead"
-    fi
+    for name in $COMMANDS; do
+      first="$(command -v "$name" 2>/dev/null || true)"
+      if [ -n "$first" ] && [ "$first" != "$BIN_DIR/$name" ]; then
+        say "warning: '$first' comes before $BIN_DIR/$name on PATH and will run instead"
+      fi
+    done
   fi
 }
 
+# The project's git top level in TOP, or 1 when PROJECT_DIR (default: cwd) is not in git.
+find_top() {
+  local dir="${PROJECT_ARG:-$PWD}"
+  command -v git >/dev/null 2>&1 && TOP="$(git -C "$dir" rev-parse --show-toplevel 2>/dev/null)"
+}
+
 wire_project() {
-  local dir="${PROJECT_ARG:-$PWD}" top
-  if ! command -v git >/dev/null 2>&1 \
-    || ! top="$(git -C "$dir" rev-parse --show-toplevel 2>/dev/null)"; then
-    say "skip wiring: $dir is not inside a git repository (run 'ccstate init' in your project)"
+  if ! find_top; then
+    say "skip wiring: ${PROJECT_ARG:-$PWD} is not inside a git repository (run 'ccstate init' in your project)"
     return
   fi
-  say "wiring $top (ccstate init):"
-  "$VENV/bin/ccstate" init --project "$top" || die "'ccstate init' failed in $top (see above)"
-  say "wired $top"
-  say "checking $top (ccstate doctor):"
-  if ! "$VENV/bin/ccstate" doctor --project "$top"; then
-    die "ccstate is installed, but 'ccstate doctor' found problems in $top (see the table above)"
+  # As Claude Code will once PATH holds BIN_DIR (the note above says so when it does not).
+  local path="$BIN_DIR:$PATH"
+  say "wiring $TOP (ccstate init):"
+  PATH="$path" "$VENV/bin/ccstate" init --project "$TOP" \
+    || die "'ccstate init' failed in $TOP (see above)"
+  say "wired $TOP"
+  say "checking $TOP (ccstate doctor):"
+  if ! PATH="$path" "$VENV/bin/ccstate" doctor --project "$TOP"; then
+    die "ccstate is installed, but 'ccstate doctor' found problems in $TOP (see the table above)"
   fi
+}
+
+# Remove a link only when it points into this venv: anything else is someone else's.
+unlink_commands() {
+  local dir name link
+  local -a dirs=("$HOME/.local/bin" "$HOME/bin" /usr/local/bin)
+  [ -z "${CCSTATE_BIN_DIR:-}" ] || dirs=("$CCSTATE_BIN_DIR" "${dirs[@]}")
+  for dir in "${dirs[@]}"; do
+    for name in $COMMANDS; do
+      link="$dir/$name"
+      if [ -L "$link" ] && [ "$(readlink -- "$link")" = "$VENV/bin/$name" ]; then
+        rm -f -- "$link"
+        say "removed link $link"
+      fi
+    done
+  done
+}
+
+uninstall() {
+  if [ "$DO_INIT" -eq 0 ]; then
+    say "skip unwiring (--no-init)"
+  elif ! find_top; then
+    say "skip unwiring: ${PROJECT_ARG:-$PWD} is not inside a git repository"
+  elif [ -x "$VENV/bin/ccstate" ]; then
+    say "unwiring $TOP (ccstate init --remove):"
+    "$VENV/bin/ccstate" init --remove --project "$TOP" \
+      || die "'ccstate init --remove' failed in $TOP (see above); nothing else was removed"
+  else
+    say "skip unwiring: no ccstate in $VENV to run 'ccstate init --remove' with"
+  fi
+  unlink_commands
+  if [ -f "$VENV/pyvenv.cfg" ]; then
+    rm -rf -- "$VENV"
+    say "removed venv $VENV"
+    rmdir -- "$(dirname -- "$VENV")" 2>/dev/null || true
+  elif [ -e "$VENV" ]; then
+    die "$VENV is not a venv; not removing it"
+  else
+    say "skip venv $VENV (absent)"
+  fi
+  say "note: other projects wired with 'ccstate init' keep their hooks (one 'not installed'"
+  say "  message per session); run 'ccstate init --remove' there before uninstalling, or"
+  say "  remove the ccstate entries from their .claude/settings.json by hand"
+  say "note: the plugin, if installed, is separate: claude plugin uninstall ccstate@ccstate-marketplace"
+  say "done: ccstate is uninstalled"
 }
 
 main() {
@@ -215,8 +286,12 @@ main() {
   if [ -n "$PROJECT_ARG" ] && [ ! -d "$PROJECT_ARG" ]; then
     die "project dir '$PROJECT_ARG' does not exist"
   fi
-  find_python
   VENV="${CCSTATE_INSTALL_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/ccstate}/venv"
+  if [ "$UNINSTALL" -eq 1 ]; then
+    uninstall
+    return
+  fi
+  find_python
   say "ccstate installer: source $SOURCE_DIR, python $PYTHON_VERSION ($PYTHON)"
   ensure_venv
   install_package

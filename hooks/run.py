@@ -13,6 +13,8 @@ the plugin's own `src/`:
   interpreter (#12). If the venv's interpreter then fails (it does not start,
   exits non-zero), the event runs here instead; its output is used only when it
   succeeded.
+Bytecode goes to ${CLAUDE_PLUGIN_DATA}/pycache, never into the plugin root (for a
+plugin installed from a local clone, that is the clone).
 Whatever happens, this script exits 0 and prints nothing of its own.
 """
 
@@ -31,8 +33,10 @@ def _launch():
     )
     src = os.path.join(root, "src")
     event = sys.argv[1] if len(sys.argv) > 1 else ""
-    sys.path.insert(0, src)
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    if data and sys.pycache_prefix is None:
+        sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(data, "pycache")
+    sys.path.insert(0, src)
     if event in HOT_EVENTS or not data:
         from ccstate.hooks.__main__ import main
 

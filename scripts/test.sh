@@ -1,35 +1,55 @@
 #!/usr/bin/env bash
 # The full test suite: lint, types, unit + CLI + hook tests, and the end-to-end suite that
-# drives the real Claude Code CLI (npm @anthropic-ai/claude-code, pinned) against a fake API.
-# Installs what it needs: a venv in .venv with ccstate and its test tools, and the pinned
-# Claude Code CLI in ${CCSTATE_E2E_CACHE:-~/.cache/ccstate-e2e} (outside the repo).
+# drives the real Claude Code CLI (npm @anthropic-ai/claude-code) against a fake API, on the
+# oldest supported and the newest pinned version (ccstate.wiring.TESTED_CLAUDE).
+#
+# Everything it builds lives outside the checkout, so the tree a plugin install copies holds
+# only the source: the venv with ccstate and the test tools, and the mypy/ruff/pytest/bytecode
+# caches under ${CCSTATE_TEST_CACHE:-~/.cache/ccstate-test}/<checkout path as a slug>/, the
+# Claude Code CLIs under ${CCSTATE_E2E_CACHE:-~/.cache/ccstate-e2e}/claude-<version>/.
+#
 # Extra arguments go to pytest, e.g.  bash scripts/test.sh -k e2e -x
+# `bash scripts/test.sh --venv` prints the venv's path (e.g. "$(bash scripts/test.sh --venv)/bin/pytest").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$(pwd -P)
 
-CLAUDE_CODE_VERSION=2.1.328
 PYTHON=${PYTHON:-python3}
-VENV=${CCSTATE_TEST_VENV:-.venv}
+work=${CCSTATE_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ccstate-test}/$(printf '%s' "$root" | tr -c 'A-Za-z0-9' '-')
+VENV=${CCSTATE_TEST_VENV:-$work/venv}
+if [ "${1:-}" = "--venv" ]; then
+  echo "$VENV"
+  exit 0
+fi
+export PYTHONPYCACHEPREFIX="$work/pycache" MYPY_CACHE_DIR="$work/mypy" RUFF_CACHE_DIR="$work/ruff"
+export CCSTATE_TEST_HYPOTHESIS="$work/hypothesis" CCSTATE_TEST_ARTIFACTS="$work/artifacts"
 
 if [ ! -x "$VENV/bin/python" ]; then
   echo "== creating $VENV"
+  mkdir -p "$(dirname "$VENV")"
   "$PYTHON" -m venv "$VENV"
 fi
 echo "== installing ccstate and test tools into $VENV"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]'
+# The editable install needs only the .pth file in the venv; the egg-info setuptools leaves
+# in src/ would be copied by a plugin install like any other file of the tree.
+rm -rf src/ccstate.egg-info
 
 cache=${CCSTATE_E2E_CACHE:-$HOME/.cache/ccstate-e2e}
-claude_dir="$cache/claude-$CLAUDE_CODE_VERSION"
-if [ ! -x "$claude_dir/node_modules/@anthropic-ai/claude-code/bin/claude.exe" ]; then
-  if command -v npm >/dev/null 2>&1; then
-    echo "== installing Claude Code $CLAUDE_CODE_VERSION into $claude_dir"
-    npm install --prefix "$claude_dir" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" \
-      --no-audit --no-fund --loglevel=error
-  else
-    echo "== npm not found: the end-to-end tests will be skipped (CI fails instead)"
+read -r -a versions <<<"$("$VENV/bin/python" -c 'from ccstate.wiring import TESTED_CLAUDE; print(*TESTED_CLAUDE)')"
+for version in "${versions[@]}"; do
+  claude_dir="$cache/claude-$version"
+  if [ ! -x "$claude_dir/node_modules/@anthropic-ai/claude-code/bin/claude.exe" ]; then
+    if command -v npm >/dev/null 2>&1; then
+      echo "== installing Claude Code $version into $claude_dir"
+      npm install --prefix "$claude_dir" "@anthropic-ai/claude-code@$version" \
+        --no-audit --no-fund --loglevel=error
+    else
+      echo "== npm not found: the end-to-end tests will be skipped (CI fails instead)"
+    fi
   fi
-fi
+done
 export CCSTATE_E2E_CACHE="$cache"
 
 # shellcheck disable=SC1091
@@ -38,6 +58,6 @@ echo "== ruff format --check"; ruff format --check src tests scripts hooks bench
 echo "== ruff check";          ruff check src tests scripts hooks bench
 echo "== mypy";                mypy
 echo "== lint-imports";        lint-imports --no-cache
-echo "== pytest"
+echo "== pytest (end-to-end tests on Claude Code ${versions[*]})"
 # Exit 5 (no tests collected) must fail, so no special-casing here.
-pytest -q "$@"
+pytest -q -o cache_dir="$work/pytest" "$@"

@@ -5,11 +5,19 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import configuration as hypothesis_configuration
 
 REAL_HOME = os.path.expanduser("~")
+# Hypothesis keeps its example database in ./.hypothesis by default; a plugin installed from
+# this checkout would copy it. scripts/test.sh points it at its cache outside the tree.
+hypothesis_configuration.set_hypothesis_home_dir(
+    os.environ.get("CCSTATE_TEST_HYPOTHESIS")
+    or os.path.join(tempfile.gettempdir(), "ccstate-test-hypothesis")
+)
 
 
 @pytest.fixture(autouse=True)

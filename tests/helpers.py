@@ -15,6 +15,11 @@ SRC = REPO / "src"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # the public transcripts beside the repo (../shared); tests that need them skip when absent
 PUBLIC = REPO.parent / "shared" / "transcripts" / "public"
+# Where bytecode goes (scripts/test.sh keeps it out of the tree a plugin install copies):
+# pass it on to subprocesses that get a minimal environment.
+BYTECODE_ENV = {
+    k: os.environ[k] for k in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE") if k in os.environ
+}
 
 
 def hook_env(**extra: str) -> dict[str, str]:
@@ -217,3 +222,47 @@ def make_static_model(folder: Path) -> Path:
     (folder / "tokenizer.json").write_text(json.dumps(tokenizer))
     (folder / "config.json").write_text(json.dumps({"normalize": True}))
     return folder
+
+
+# --------------------------------------------------------------------------- install.sh
+
+
+def venv_unavailable() -> str | None:
+    """Why `python -m venv` can't work here, or None when it can."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "import venv, ensurepip"], capture_output=True, text=True
+    )
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["import venv, ensurepip failed"])[-1]
+        return f"{sys.executable} -m venv is unavailable: {last}"
+    return None
+
+
+def isolated_env(root: Path) -> dict[str, str]:
+    """The caller's environment minus anything that points ccstate or Python elsewhere."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("CCSTATE_", "CLAUDE_", "XDG_"))
+        and key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"}
+    }
+    env.update(
+        HOME=str(root / "home"),
+        XDG_DATA_HOME=str(root / "data"),
+        CCSTATE_BIN_DIR=str(root / "bin"),
+        CCSTATE_PYTHON=sys.executable,
+        CCSTATE_VENV_ARGS="--system-site-packages",
+    )
+    return env
+
+
+def run_install(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """install.sh as a user runs it (tests/test_install_sh.py, tests/e2e/test_team.py)."""
+    return subprocess.run(
+        ["bash", str(REPO / "install.sh"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=600,
+    )

@@ -21,7 +21,7 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]
     """A plugin whose hooks run on an interpreter without ccstate's dependencies."""
     monkeypatch.setattr(bootstrap, "dependencies_present", lambda: False)
     root, data = tmp_path / "plugin", tmp_path / "data"
-    root.mkdir()
+    (root / "src").mkdir(parents=True)
     (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     return root, data
 
@@ -73,6 +73,58 @@ def test_failed_build_leaves_one_message_saying_what_to_run(plugin: tuple[Path, 
     assert bootstrap.check(root, data) == bootstrap.VenvState("failed", message=state.message)
     later = time.time() + bootstrap.RETRY_FAILED_AFTER_S + 1
     assert bootstrap.check(root, data, now=later).status == "missing"
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_the_build_installs_from_a_copy_and_writes_nothing_into_the_plugin_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """For a plugin installed from a local clone the root IS the clone: pip, which builds
+    in place (build/, *.egg-info), must get a copy under CLAUDE_PLUGIN_DATA instead."""
+    root, data = tmp_path / "plugin", tmp_path / "data"
+    (root / "src" / "ccstate" / "__pycache__").mkdir(parents=True)
+    (root / "src" / "ccstate" / "__init__.py").write_text("__version__ = '1'\n")
+    (root / "src" / "ccstate" / "__pycache__" / "x.pyc").write_bytes(b"stale")
+    for name in ("pyproject.toml", "README.md", "LICENSE", "install.sh"):
+        (root / name).write_text(name)
+    before = tree(root)
+    seen: list[tuple[list[str], dict[str, bytes]]] = []
+
+    def run(cmd: list[str], deadline: float) -> str:
+        stage = Path(cmd[-1])
+        seen.append((cmd, tree(stage) if stage.is_dir() else {}))
+        if stage.is_dir():
+            (stage / "build").mkdir()  # what pip does to the tree it builds
+        return ""
+
+    monkeypatch.setattr(bootstrap, "_run", run)
+    state = bootstrap.build(root, data)
+    assert state.status == "ready"
+    assert tree(root) == before
+    pip, staged = seen[1]
+    assert pip[1:4] == ["-m", "pip", "install"] and pip[-1] == str(data / "venv.stage")
+    assert sorted(staged) == ["LICENSE", "README.md", "pyproject.toml", "src/ccstate/__init__.py"]
+    assert not (data / "venv.stage").exists()
+
+
+def test_the_launcher_keeps_bytecode_out_of_the_plugin_root(
+    tmp_path: Path, git_project: Path
+) -> None:
+    root, data = tmp_path / "plugin", tmp_path / "data"
+    shutil.copytree(REPO / "hooks", root / "hooks")
+    shutil.copytree(REPO / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    env = hook_env(CLAUDE_PLUGIN_ROOT=str(root), CLAUDE_PLUGIN_DATA=str(data))
+    env.pop("PYTHONPATH")
+    for name in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(name, None)
+    argv = [sys.executable, str(root / "hooks" / "run.py"), "PostToolUse"]
+    payload = make_payload("PostToolUse", git_project)
+    assert run_hook("PostToolUse", payload, cwd=git_project, env=env, argv=argv)[0] == 0
+    assert list(root.rglob("__pycache__")) == []
+    assert list((data / "pycache").rglob("post_tool_use*.pyc"))
 
 
 def test_session_start_relays_a_failed_build_to_the_user(

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ccstate import gitinfo
+from helpers import BYTECODE_ENV, SRC
 
 
 def git(project: Path, *args: str) -> str:
@@ -98,29 +99,45 @@ def test_snapshot_without_base_or_with_a_vanished_base(git_project: Path) -> Non
     assert snap.note == "no session start recorded: no diffstat"
     gone = gitinfo.snapshot(git_project, "f" * 40)
     assert gone.base is None and gone.head_subject == "initial"
-    assert gone.note.startswith("git: GitCommandError")
+    assert gone.note.startswith("git: `git log` failed (fatal: ")
 
 
 def test_snapshot_outside_git(tmp_path: Path) -> None:
     assert gitinfo.snapshot(tmp_path, None).note == "not a git repository"
 
 
-def test_snapshot_without_gitpython_keeps_head(
+def test_snapshot_needs_no_third_party_package(git_project: Path, bare_python: Path) -> None:
+    """The plugin's first session runs its hooks on a bare python3 (the private venv is
+    still building): the handoff must get the same git details there."""
+    base = git(git_project, "rev-parse", "HEAD")
+    sha = commit(git_project, "b.txt", "one\ntwo\n", "add b")
+    (git_project / "app.py").write_text("print('changed')\n")
+    code = (
+        "import sys; from pathlib import Path; from ccstate import gitinfo; "
+        "s = gitinfo.snapshot(Path(sys.argv[1]), sys.argv[2]); "
+        "print(s.head_subject, s.commits, s.diffstat, s.dirty, repr(s.note), "
+        "'git' in sys.modules)"
+    )
+    done = subprocess.run(
+        [str(bare_python), "-c", code, str(git_project), base],
+        capture_output=True,
+        text=True,
+        env={"PATH": os.environ["PATH"], "PYTHONPATH": str(SRC), **BYTECODE_ENV},
+    )
+    assert done.stderr == ""
+    assert done.stdout == (
+        f"add b (('{sha}', 'add b'),) (('app.py', 1, 1), ('b.txt', 2, 0)) (' M app.py',) '' False\n"
+    )
+
+
+def test_snapshot_without_git_keeps_head(
     git_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_git(name: str, *args: object, **kwargs: object) -> object:
-        if name == "git":
-            raise ImportError("no GitPython")
-        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builtins, "__import__", no_git)
+    monkeypatch.setenv("PATH", str(git_project / "no-bin"))
     snap = gitinfo.snapshot(git_project, None)
-    assert (snap.branch, snap.head) == ("main", git(git_project, "rev-parse", "HEAD"))
-    assert snap.note == "GitPython is not installed; git details omitted"
+    head = (git_project / ".git" / "refs" / "heads" / "main").read_text().strip()
+    assert (snap.branch, snap.head, snap.dirty) == ("main", head, ())
+    assert snap.note == "git: git is not installed; git details omitted"
 
 
 def test_read_only_git_calls_take_no_optional_locks(
@@ -135,7 +152,7 @@ def test_read_only_git_calls_take_no_optional_locks(
     shim.parent.mkdir()
     calls = tmp_path / "calls.log"
     shim.write_text(
-        f'#!/bin/sh\necho "${{GIT_OPTIONAL_LOCKS:-unset}} $1" >> "{calls}"\nexec "{real}" "$@"\n'
+        f'#!/bin/sh\necho "${{GIT_OPTIONAL_LOCKS:-unset}} $*" >> "{calls}"\nexec "{real}" "$@"\n'
     )
     shim.chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim.parent}{os.pathsep}{os.environ['PATH']}")
@@ -144,5 +161,5 @@ def test_read_only_git_calls_take_no_optional_locks(
     snap = gitinfo.snapshot(git_project, base)
     assert snap.dirty and snap.note == ""
     seen = calls.read_text().splitlines()
-    assert any(line.endswith(" status") for line in seen), seen
+    assert any(" status " in f"{line} " for line in seen), seen
     assert all(line.startswith("0 ") for line in seen), seen

@@ -12,14 +12,15 @@ import json
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from ccstate import wiring
+from helpers import isolated_env, run_install, venv_unavailable
+
 REPO = Path(__file__).resolve().parents[1]
-INSTALL_SH = REPO / "install.sh"
 EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse")
 
 
@@ -28,46 +29,6 @@ def source_version() -> str:
     match = re.search(r'^__version__ = "([^"]+)"', text, re.MULTILINE)
     assert match, "no __version__ in src/ccstate/__init__.py"
     return match.group(1)
-
-
-def venv_unavailable() -> str | None:
-    """Why `python -m venv` can't work here, or None when it can."""
-    probe = subprocess.run(
-        [sys.executable, "-c", "import venv, ensurepip"], capture_output=True, text=True
-    )
-    if probe.returncode != 0:
-        last = (probe.stderr.strip().splitlines() or ["import venv, ensurepip failed"])[-1]
-        return f"{sys.executable} -m venv is unavailable: {last}"
-    return None
-
-
-def isolated_env(root: Path) -> dict[str, str]:
-    """The caller's environment minus anything that points ccstate or Python elsewhere."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("CCSTATE_", "CLAUDE_", "XDG_"))
-        and key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"}
-    }
-    env.update(
-        HOME=str(root / "home"),
-        XDG_DATA_HOME=str(root / "data"),
-        CCSTATE_BIN_DIR=str(root / "bin"),
-        CCSTATE_PYTHON=sys.executable,
-        CCSTATE_VENV_ARGS="--system-site-packages",
-    )
-    return env
-
-
-def run_install(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["bash", str(INSTALL_SH), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=600,
-    )
 
 
 def git_init(path: Path) -> Path:
@@ -117,7 +78,8 @@ def test_first_run_reports_each_step(installed: Installed) -> None:
     out = installed.first.stdout
     assert f"created venv {installed.venv}" in out
     assert f"installed ccstate {source_version()} into {installed.venv}" in out
-    assert f"linked {installed.bin_dir / 'ccstate'} -> {installed.venv / 'bin' / 'ccstate'}" in out
+    for name in ("ccstate", "ccstate-hook"):
+        assert f"linked {installed.bin_dir / name} -> {installed.venv / 'bin' / name}" in out
     assert f"wired {installed.project}" in out
     assert f'export PATH="{installed.bin_dir}:$PATH"' in out  # the bin dir is not on PATH
 
@@ -133,13 +95,19 @@ def test_link_runs_the_installed_version(installed: Installed) -> None:
     assert source_version() in proc.stdout
 
 
-def test_project_settings_run_every_hook_from_the_venv(installed: Installed) -> None:
+def test_project_settings_run_the_linked_hook_command_and_hold_no_path(
+    installed: Installed,
+) -> None:
     settings = json.loads(installed.settings_after_first)
-    hook_script = installed.venv / "bin" / "ccstate-hook"  # the venv's console script
     for event in EVENTS:
         commands = [h["command"] for group in settings["hooks"][event] for h in group["hooks"]]
-        assert f"{hook_script} {event}" in commands, (event, commands)
+        assert commands == [wiring.project_command(event)], event
+    text = installed.settings_after_first.decode()
+    for machine_path in (str(installed.root), str(installed.venv), os.environ["HOME"]):
+        assert machine_path not in text
     assert (installed.project / ".ccstate.yaml").is_file()
+    link = installed.bin_dir / "ccstate-hook"
+    assert Path(os.readlink(link)) == installed.venv / "bin" / "ccstate-hook"
 
 
 def test_second_run_changes_nothing(installed: Installed) -> None:
@@ -173,11 +141,63 @@ def test_doctor_failure_fails_the_install(installed: Installed) -> None:
     )
 
 
+def test_init_remove_then_uninstall_leave_nothing_behind(installed: Installed) -> None:
+    """A second install (own data and bin dirs) in a committed project, then the way back:
+    the project's `git status` is clean, and the venv and both links are gone."""
+    root = installed.root / "undo"
+    env = {
+        **installed.env,
+        "XDG_DATA_HOME": str(root / "data"),
+        "CCSTATE_BIN_DIR": str(root / "bin"),
+    }
+    project = git_init(root / "project")
+    (project / "app.py").write_text("print(1)\n")
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@e"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "initial"], check=True)
+    status = [*git, "status", "--porcelain", "--untracked-files=all"]
+    done = run_install(env=env, cwd=project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert subprocess.run(status, capture_output=True, text=True).stdout != ""
+    venv = root / "data" / "ccstate" / "venv"
+    done = run_install("--uninstall", env=env, cwd=project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert f"unwiring {project} (ccstate init --remove):" in out
+    assert "      delete  .claude/settings.json  (it held only ccstate's hooks)" in out
+    for name in ("ccstate", "ccstate-hook"):
+        assert f"removed link {root / 'bin' / name}" in out
+    assert f"removed venv {venv}" in out
+    assert subprocess.run(status, capture_output=True, text=True).stdout == ""
+    assert not (root / "data" / "ccstate").exists()
+    assert list((root / "bin").iterdir()) == []
+    again = run_install("--uninstall", env=env, cwd=project)  # idempotent
+    assert again.returncode == 0 and f"skip venv {venv} (absent)" in again.stdout
+
+
+def test_uninstall_keeps_links_that_are_not_its_own(installed: Installed, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ccstate").symlink_to("/usr/bin/true")
+    env = {
+        **installed.env,
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "CCSTATE_BIN_DIR": str(bin_dir),
+    }
+    done = run_install("--uninstall", "--no-init", env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (bin_dir / "ccstate").is_symlink()
+    assert "skip unwiring (--no-init)" in done.stdout
+
+
 def test_help_describes_the_options(tmp_path: Path) -> None:
     proc = run_install("--help", env=isolated_env(tmp_path), cwd=tmp_path)
     assert proc.returncode == 0
-    assert proc.stdout.startswith("Usage: install.sh [--no-init] [PROJECT_DIR]")
-    assert "--no-init" in proc.stdout
+    assert proc.stdout.startswith(
+        "Usage: install.sh [--no-init] [PROJECT_DIR]\n"
+        "       install.sh --uninstall [--no-init] [PROJECT_DIR]\n"
+    )
+    assert "--no-init" in proc.stdout and "--uninstall" in proc.stdout
     assert not (tmp_path / "data").exists()
 
 

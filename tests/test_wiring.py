@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from ccstate import wiring
 
 REPO = Path(__file__).resolve().parents[1]
-PY = "/opt/py/bin/python"
 
 
 def test_plugin_hooks_json_is_rendered_from_the_table() -> None:
@@ -28,49 +31,102 @@ def test_merge_keeps_every_other_key_and_hook() -> None:
             "Stop": [{"hooks": [user_hook]}],
         },
     }
-    merged = wiring.merge_settings(settings, PY)
+    merged = wiring.merge_settings(settings)
     assert merged["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert merged["hooks"]["Stop"] == [{"hooks": [user_hook]}]
     assert merged["hooks"]["PostToolUse"][0] == {"matcher": "Write", "hooks": [user_hook]}
     ours = merged["hooks"]["PostToolUse"][1]["hooks"][0]
-    assert ours["command"] == "/opt/py/bin/python -m ccstate.hooks PostToolUse"
+    assert ours["command"] == wiring.project_command("PostToolUse")
     assert wiring.wired_events(merged) == {e for e, _m, _t in wiring.HOOK_SPECS}
     assert settings["hooks"]["PostToolUse"] == [{"matcher": "Write", "hooks": [user_hook]}]
 
 
-def test_merge_is_idempotent_and_replaces_an_old_interpreter() -> None:
-    once = wiring.merge_settings({}, PY)
-    assert wiring.merge_settings(once, PY) == once
-    moved = wiring.merge_settings(once, "/new/python")
+def test_project_commands_hold_no_machine_path() -> None:
+    assert wiring.project_command("PostToolUse") == (
+        "command -v ccstate-hook >/dev/null 2>&1 && exec ccstate-hook PostToolUse; exit 0"
+    )
+    start = wiring.project_command("SessionStart")
+    assert start.startswith(
+        "command -v ccstate-hook >/dev/null 2>&1 && exec ccstate-hook SessionStart; printf "
+    )
+    for event, _m, _t in wiring.HOOK_SPECS:
+        absolute = re.findall(r"(?:^|[\s'\"(>])(/[\w./-]+)", wiring.project_command(event))
+        assert absolute == ["/dev/null"], event
+
+
+def _sh(command: str, path: str) -> subprocess.CompletedProcess[str]:
+    """Run a hook command as Claude Code does: /bin/sh -c, the payload on stdin."""
+    env = {"PATH": path, "HOME": "/nonexistent"}
+    return subprocess.run(
+        ["/bin/sh", "-c", command], input="{}", capture_output=True, text=True, env=env
+    )
+
+
+def test_without_ccstate_hook_only_session_start_speaks_and_nothing_fails(tmp_path: Path) -> None:
+    bare = f"{tmp_path}:/usr/bin:/bin"  # git, printf and the shell; no ccstate-hook
+    for event, _m, _t in wiring.HOOK_SPECS:
+        done = _sh(wiring.project_command(event), bare)
+        assert (done.returncode, done.stderr) == (0, ""), event
+        if event == "SessionStart":
+            assert json.loads(done.stdout) == {"systemMessage": wiring.NOT_INSTALLED}
+        else:
+            assert done.stdout == "", event
+
+
+def test_with_ccstate_hook_on_path_the_command_hands_over(tmp_path: Path) -> None:
+    fake = tmp_path / "ccstate-hook"
+    fake.write_text('#!/bin/sh\necho "ran $1 with $(cat)"\nexit 0\n')
+    fake.chmod(0o755)
+    done = _sh(wiring.project_command("PreCompact"), f"{tmp_path}:/usr/bin:/bin")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ran PreCompact with {}\n", "")
+
+
+def test_merge_is_idempotent_and_replaces_commands_with_a_machine_path() -> None:
+    once = wiring.merge_settings({})
+    assert wiring.merge_settings(once) == once
+    old = {
+        "hooks": {
+            "SessionEnd": [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": (
+                                "/home/ann/.local/share/ccstate/venv/bin/ccstate-hook SessionEnd"
+                            ),
+                        }
+                    ]
+                }
+            ]
+        }
+    }
+    moved = wiring.merge_settings(old)
     commands = [g["hooks"][0]["command"] for groups in moved["hooks"].values() for g in groups]
-    assert all(c.startswith("/new/python -m ccstate.hooks") for c in commands)
+    assert "/home/ann" not in json.dumps(moved)
     assert len(commands) == len(wiring.HOOK_SPECS)
-
-
-def test_the_console_script_beside_the_interpreter_is_preferred(tmp_path: Path) -> None:
-    python = tmp_path / "venv bin" / "python"
-    python.parent.mkdir()
-    python.touch()
-    assert wiring.project_command(str(python), "PostToolUse") == (
-        f"'{python}' -m ccstate.hooks PostToolUse"
-    )
-    (python.parent / "ccstate-hook").touch()
-    assert wiring.project_command(str(python), "PostToolUse") == (
-        f"'{python.parent / 'ccstate-hook'}' PostToolUse"
-    )
-
-
-def test_interpreter_paths_with_spaces_are_quoted() -> None:
-    assert wiring.project_command("/a b/python", "PreCompact") == (
-        "'/a b/python' -m ccstate.hooks PreCompact"
-    )
 
 
 def test_remove_ours_keeps_the_rest_and_drops_empty_events() -> None:
     user = {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}
-    settings = wiring.merge_settings({"hooks": {"PreToolUse": [user]}, "model": "x"}, PY)
+    settings = wiring.merge_settings({"hooks": {"PreToolUse": [user]}, "model": "x"})
     assert wiring.remove_ours(settings) == {"hooks": {"PreToolUse": [user]}, "model": "x"}
-    assert wiring.remove_ours(wiring.merge_settings({}, PY)) == {}
+    assert wiring.remove_ours(wiring.merge_settings({})) == {}
+
+
+def test_pre_skill_shell_command_is_never_registered() -> None:
+    """2.1.331 and older open a dialog at start when settings name it (reference §9)."""
+    assert "PreSkillShellCommand" not in {e for e, _m, _t in wiring.HOOK_SPECS}
+    assert "PreSkillShellCommand" not in wiring.plugin_hooks()["hooks"]
+    assert "PreSkillShellCommand" not in (REPO / "hooks" / "hooks.json").read_text()
+    assert "PreSkillShellCommand" not in json.dumps(wiring.merge_settings({}))
+
+
+def test_read_settings_names_the_file_and_the_place_of_a_json_error(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"hooks": {\n  "x": [1,]\n}\n')
+    with pytest.raises(ValueError) as info:
+        wiring.read_settings(path)
+    assert str(info.value) == (f"{path}: not valid JSON (Expecting value at line 2, column 11)")
 
 
 def test_plugin_enabled_is_read_from_user_and_project_settings(tmp_path: Path) -> None:

@@ -2,12 +2,16 @@
 
 Claude Code installs no Python packages for a plugin. The hot hooks run on the
 standard library from ${CLAUDE_PLUGIN_ROOT}/src; the CLI and the cold hooks
-(SessionEnd, PreCompact: GitPython, tiktoken, yaml) run in this venv once it
+(SessionEnd, PreCompact: tiktoken, yaml) run in this venv once it
 exists. When the interpreter that runs the hooks already has every dependency
 (e.g. ccstate was also installed with pip), no venv is built at all. SessionStart
 starts the build as a detached one-shot process and returns at once: a flock
 makes concurrent sessions build it once, pip is bounded by a timeout, and a
 failure leaves a marker whose message tells the user what to run.
+
+Nothing is ever written into ${CLAUDE_PLUGIN_ROOT}: for a plugin installed from a local
+clone it is that clone. pip builds in place (build/, *.egg-info), so the builder installs
+from a copy of the plugin's package sources under ${CLAUDE_PLUGIN_DATA}.
 
 `python -m ccstate.bootstrap PLUGIN_ROOT PLUGIN_DATA` is that one-shot process.
 """
@@ -28,6 +32,8 @@ from typing import Literal
 from ccstate import paths, store
 
 PIP_TIMEOUT_S = 600
+# What pip needs to build ccstate (pyproject.toml names README.md as the long description).
+PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE")
 RETRY_FAILED_AFTER_S = 86_400  # a failed build is retried a day later (or after an update)
 Status = Literal["ready", "system", "building", "failed", "missing"]
 # Import names of the dependencies the cold paths need (see pyproject.toml).
@@ -36,7 +42,6 @@ DEPENDENCY_MODULES = (
     "yaml",
     "tiktoken",
     "tiktoken_ext",
-    "git",
     "filelock",
     "rich",
     "orjson",
@@ -94,6 +99,7 @@ def start_build(plugin_root: Path, plugin_data: Path) -> None:
     plugin_data.mkdir(parents=True, exist_ok=True)
     log = (plugin_data / "venv.build.log").open("ab")
     env = dict(os.environ, PYTHONPATH=str(plugin_root / "src"))
+    env.setdefault("PYTHONPYCACHEPREFIX", str(plugin_data / "pycache"))  # not in the plugin root
     subprocess.Popen(
         [sys.executable, "-m", "ccstate.bootstrap", str(plugin_root), str(plugin_data)],
         stdin=subprocess.DEVNULL,
@@ -126,6 +132,7 @@ def _build_locked(plugin_root: Path, plugin_data: Path, timeout: float) -> VenvS
     for name in ("venv.ready.json", "venv.failed.json"):
         (plugin_data / name).unlink(missing_ok=True)
     python = paths.venv_python(venv)
+    stage = plugin_data / "venv.stage"
     steps = [
         [sys.executable, "-m", "venv", str(venv)],
         [
@@ -135,19 +142,36 @@ def _build_locked(plugin_root: Path, plugin_data: Path, timeout: float) -> VenvS
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            str(plugin_root),
+            str(stage),
         ],
     ]
     deadline = time.monotonic() + timeout
-    for cmd in steps:
-        error = _run(cmd, deadline)
-        if error:
-            return _record_failure(plugin_root, plugin_data, error)
+    try:
+        stage_sources(plugin_root, stage)
+        for cmd in steps:
+            error = _run(cmd, deadline)
+            if error:
+                return _record_failure(plugin_root, plugin_data, error)
+    except OSError as exc:
+        return _record_failure(plugin_root, plugin_data, f"copying the sources: {exc}")
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
     store.atomic_write_json(
         plugin_data / "venv.ready.json",
         {"fingerprint": fingerprint(plugin_root), "python": str(python)},
     )
     return VenvState("ready", python)
+
+
+def stage_sources(plugin_root: Path, stage: Path) -> None:
+    """Copy what pip builds ccstate from (no caches, no build output) into `stage`."""
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
+    for name in PACKAGE_FILES:
+        if (plugin_root / name).is_file():
+            shutil.copy2(plugin_root / name, stage / name)
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
+    shutil.copytree(plugin_root / "src", stage / "src", ignore=skip)
 
 
 def _run(cmd: list[str], deadline: float) -> str:

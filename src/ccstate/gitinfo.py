@@ -3,8 +3,10 @@
 `read_head` and `head_at` read `.git` with the standard library (HEAD, loose refs,
 packed-refs, worktree `gitdir:` files, the HEAD reflog): SessionStart uses them and
 must stay fast. `snapshot` (branch, dirty files, commits and diffstat since a base
-commit) uses GitPython, imported inside the function: the CLI and the cold hooks
-(PreCompact, SessionEnd) only. Without GitPython it returns what `read_head` knows.
+commit) runs the `git` command (at most four calls, each bounded by GIT_TIMEOUT): the
+CLI and the cold hooks (PreCompact, SessionEnd) only. It needs no third-party package,
+so the plugin's first session, whose hooks run before its private venv exists, gets the
+same details. Without `git` on PATH it returns what `read_head` knows.
 """
 
 from __future__ import annotations
@@ -15,11 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import Any
 
-# Every git call here only reads: it must not take `.git/index.lock` to refresh the index
-# (`git status` does by default), or a user's `git add` at the same moment fails (#12).
-READ_ONLY_ENV = {"GIT_OPTIONAL_LOCKS": "0"}
 GIT_TIMEOUT = 10  # seconds per git call; a hung git must not eat SessionEnd's budget
 MAX_COMMITS = 20
 MAX_DIFFSTAT = 200
@@ -176,47 +174,30 @@ def head_at(project: str | os.PathLike[str], when: float) -> str | None:
 
 
 def snapshot(project: Path, base: str | None) -> Snapshot:
-    """HEAD, dirty files, and commits plus diffstat since `base` (GitPython; cold paths only)."""
+    """HEAD, dirty files, and commits plus diffstat since `base` (the git command; cold paths)."""
     head = read_head(project)
-    fallback = Snapshot(branch=head.branch if head else None, head=head.sha if head else None)
     if head is None:
         return Snapshot(branch=None, head=None, note="not a git repository")
-    try:
-        import git
-    except ImportError:
-        return _with_note(fallback, "GitPython is not installed; git details omitted")
-    try:
-        repo = git.Repo(str(project), search_parent_directories=True)
-    except (git.exc.GitError, OSError) as exc:
-        return _with_note(fallback, f"git: {type(exc).__name__}")
-    repo.git.update_environment(**READ_ONLY_ENV)
-    return _read_repo(repo, fallback, base, git.exc.GitError)
-
-
-def _read_repo(
-    repo: Any, fallback: Snapshot, base: str | None, errors: type[BaseException]
-) -> Snapshot:
-    run = repo.git
-    kw = {"kill_after_timeout": GIT_TIMEOUT}
-    head, note = fallback.head, ""
+    run = _GitRunner(str(project))
     subject: str | None = None
     commits: list[tuple[str, str]] | None = None
     diffstat: list[tuple[str, int, int]] | None = None
     dirty: list[str] | None = None
+    note = ""
     try:
-        if head:
-            subject = run.log("-1", "--format=%s", head, **kw)
-        dirty = run.status("--porcelain=v1", "--untracked-files=normal", **kw).splitlines()
-        if base and head:
-            log = run.log("--format=%H%x00%s", f"-{MAX_COMMITS}", f"{base}..{head}", **kw)
+        if head.sha:
+            subject = run("log", "-1", "--format=%s", head.sha).strip()
+        dirty = run("status", "--porcelain=v1", "--untracked-files=normal").splitlines()
+        if base and head.sha:
+            log = run("log", "--format=%H%x00%s", f"-{MAX_COMMITS}", f"{base}..{head.sha}")
             pairs = (line.split("\0", 1) for line in log.splitlines() if "\0" in line)
             commits = [(sha, subj) for sha, subj in pairs]
-            diffstat = _parse_numstat(run.diff("--numstat", base, **kw).splitlines())
-    except errors as exc:
-        note = f"git: {type(exc).__name__} ({_first_line(exc)})"
+            diffstat = _parse_numstat(run("diff", "--numstat", base).splitlines())
+    except GitError as exc:
+        note = f"git: {exc}"
     return Snapshot(
-        branch=fallback.branch,
-        head=head,
+        branch=head.branch,
+        head=head.sha,
         head_subject=subject or "",
         base=base if diffstat is not None else None,
         commits=tuple(commits or ()),
@@ -224,6 +205,43 @@ def _read_repo(
         dirty=tuple((dirty or ())[:MAX_DIRTY]),
         note=note or ("" if base else "no session start recorded: no diffstat"),
     )
+
+
+class GitError(Exception):
+    """A git call failed; the message says which and why, in one line."""
+
+
+class _GitRunner:
+    """`git -C <project> ...` with a timeout, stdout as text; GitError on any failure."""
+
+    def __init__(self, project: str) -> None:
+        self.project = project
+
+    def __call__(self, *args: str) -> str:
+        import subprocess
+
+        cmd = ["git", "-C", self.project, *args]
+        env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C")  # read-only; English
+        try:
+            done = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                env=env,
+                timeout=GIT_TIMEOUT,
+                check=False,
+            )
+        except FileNotFoundError as exc:
+            raise GitError("git is not installed; git details omitted") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise GitError(f"`git {args[0]}` took longer than {GIT_TIMEOUT}s") from exc
+        except OSError as exc:
+            raise GitError(f"`git {args[0]}` could not run ({exc.strerror})") from exc
+        if done.returncode != 0:
+            first = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[0][:120]
+            raise GitError(f"`git {args[0]}` failed ({first})")
+        return done.stdout
 
 
 def _parse_numstat(lines: Sequence[str]) -> list[tuple[str, int, int]]:
@@ -237,12 +255,3 @@ def _parse_numstat(lines: Sequence[str]) -> list[tuple[str, int, int]]:
             (path, int(added) if added.isdigit() else -1, int(deleted) if deleted.isdigit() else -1)
         )
     return rows
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(getattr(exc, "stderr", "") or exc).strip()
-    return text.splitlines()[0][:120] if text else type(exc).__name__
-
-
-def _with_note(snap: Snapshot, note: str) -> Snapshot:
-    return Snapshot(branch=snap.branch, head=snap.head, note=note)

@@ -78,7 +78,13 @@ def decisions_path(project: Path) -> Path:
 
 
 def project_settings_path(project: Path) -> Path:
+    """The project's shared Claude Code settings (committed; `ccstate init` writes hooks here)."""
     return project / ".claude" / "settings.json"
+
+
+def local_settings_path(project: Path) -> Path:
+    """The project's per-machine Claude Code settings (not committed)."""
+    return project / ".claude" / "settings.local.json"
 
 
 def user_claude_dir(environ: Mapping[str, str] = os.environ) -> Path:

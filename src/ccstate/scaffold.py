@@ -1,7 +1,9 @@
-"""`ccstate init`: plan the files (pure), then apply the plan.
+"""`ccstate init` and `ccstate init --remove`: plan the files (pure), then apply the plan.
 
 A second run plans nothing to change. User content is never overwritten
 without `--force`; `.claude/settings.json` is merged, keeping every key and hook.
+`--remove` takes out exactly ccstate's hooks and deletes the files `init` created only
+while they still hold what `init` wrote; the machine-local state dir is kept.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Literal
 from ccstate import paths, store, wiring
 from ccstate.errors import CcstateError
 
-Action = Literal["create", "update", "skip"]
+Action = Literal["create", "update", "delete", "skip"]
 
 
 @dataclass(frozen=True)
@@ -32,27 +34,59 @@ def template_text(name: str) -> str:
     return folder.joinpath(name).read_text(encoding="utf-8")
 
 
-def plan_init(
-    project: Path, python: str, environ: Mapping[str, str], *, force: bool = False
-) -> list[Step]:
+def plan_init(project: Path, environ: Mapping[str, str], *, force: bool = False) -> list[Step]:
     """What `init` would do in `project`, without touching the disk."""
     return [
         _plan_config(project, force),
-        _plan_settings(project, python, environ),
+        _plan_settings(project, environ),
         _plan_state_dir(project, environ),
         _plan_decisions(project),
         *_plan_pointer_layout(project),
     ]
 
 
-def apply_plan(steps: list[Step]) -> None:
+def plan_remove(project: Path, environ: Mapping[str, str]) -> list[Step]:
+    """What `init --remove` would do: ccstate's hooks out, untouched scaffolding deleted."""
+    steps = [
+        _plan_unwire(paths.project_settings_path(project)),
+        _plan_unwire(paths.local_settings_path(project)),
+    ]
+    topic_dir, _limits = _layout_settings(project)
+    index = project / "CLAUDE.md"
+    index_text = _index_template(project, topic_dir)
+    written = [
+        (paths.config_path(project), template_text("ccstate.yaml"), "your settings"),
+        (paths.decisions_path(project), template_text(paths.DECISIONS_NAME), "decisions"),
+        (index, index_text, "your instructions"),
+        (project / topic_dir / "workflow.md", template_text("claude-topic.md"), "your notes"),
+    ]
+    steps += [_plan_unscaffold(path, text, what) for path, text, what in written]
+    state = paths.state_dir(project, environ)
+    if state.exists():
+        steps.append(
+            Step(state, "skip", "kept: handoffs, ledger and logs of this machine (git ignores it)")
+        )
+    return [step for step in steps if step.action != "skip" or step.path.exists()]
+
+
+def apply_plan(steps: list[Step], project: Path) -> None:
     for step in steps:
-        if step.action == "skip" or step.content is None:
+        if step.action == "delete":
+            step.path.unlink(missing_ok=True)
+            _remove_empty_parents(step.path.parent, stop=project)
+        elif step.action == "skip" or step.content is None:
             continue
-        if step.path.name == ".gitignore":
+        elif step.path.name == ".gitignore":
             store.ensure_state_dir(step.path.parent)
         else:
             store.atomic_write_text(step.path, step.content)
+
+
+def _remove_empty_parents(folder: Path, stop: Path) -> None:
+    """`.claude/`, `docs/claude/` and `docs/` go too once `--remove` has emptied them."""
+    while folder != stop and stop in folder.parents and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
 
 
 def _plan_config(project: Path, force: bool) -> Step:
@@ -65,25 +99,50 @@ def _plan_config(project: Path, force: bool) -> Step:
     return Step(path, "skip", "exists (kept as is; --force replaces it)")
 
 
-def _plan_settings(project: Path, python: str, environ: Mapping[str, str]) -> Step:
-    path = paths.project_settings_path(project)
+def _read_settings(path: Path, rerun: str) -> dict[str, object]:
     try:
-        current = wiring.read_settings(path)
+        return wiring.read_settings(path)
     except ValueError as exc:
-        raise CcstateError(
-            f"{exc}; fix the JSON or move the file aside, then rerun 'ccstate init'"
-        ) from exc
+        msg = f"{exc}; fix the JSON or move the file aside, then rerun '{rerun}'"
+        raise CcstateError(msg) from exc
+
+
+def _plan_settings(project: Path, environ: Mapping[str, str]) -> Step:
+    path = paths.project_settings_path(project)
+    current = _read_settings(path, "ccstate init")
     enabled_in = wiring.plugin_enabled(project, environ)
     if enabled_in:
         wanted = wiring.remove_ours(current)
         why = f"the ccstate plugin is enabled in {enabled_in}: hooks come from the plugin"
     else:
-        wanted = wiring.merge_settings(current, python)
+        wanted = wiring.merge_settings(current)
         why = "hooks for " + ", ".join(e for e, _m, _t in wiring.HOOK_SPECS)
+        why += f", run as `{wiring.HOOK_SCRIPT}` from PATH"
     if wanted == current:
         return Step(path, "skip", f"up to date ({why})")
     content = json.dumps(wanted, indent=2) + "\n"
     return Step(path, "update" if path.exists() else "create", why, content)
+
+
+def _plan_unwire(path: Path) -> Step:
+    current = _read_settings(path, "ccstate init --remove")
+    wanted = wiring.remove_ours(current)
+    if wanted == current:
+        return Step(path, "skip", "no ccstate hooks in it")
+    if not wanted:
+        return Step(path, "delete", "it held only ccstate's hooks")
+    content = json.dumps(wanted, indent=2) + "\n"
+    return Step(path, "update", "ccstate's hooks removed; every other key and hook kept", content)
+
+
+def _plan_unscaffold(path: Path, written: str, what: str) -> Step:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return Step(path, "skip", "absent")
+    if text == written:
+        return Step(path, "delete", "unchanged since 'ccstate init' wrote it")
+    return Step(path, "skip", f"kept: it holds {what} (changed since 'ccstate init')")
 
 
 def _plan_state_dir(project: Path, environ: Mapping[str, str]) -> Step:
@@ -108,24 +167,15 @@ def _plan_pointer_layout(project: Path) -> list[Step]:
     An existing CLAUDE.md is the user's, kept even with --force; when it is over the
     lint budget the step says to run `ccstate split`.
     """
-    from ccstate.config import Config, load_config
-    from ccstate.errors import ConfigError
-
-    try:
-        settings = load_config(project)
-    except ConfigError:  # init still wires a project with a broken config; doctor reports it
-        settings = Config()
-    topic_dir = str(settings.get("lint.topic_dir")).strip("/") or "docs/claude"
+    topic_dir, limits = _layout_settings(project)
     index, topic = project / "CLAUDE.md", project / topic_dir / "workflow.md"
     if not index.exists() and (project / ".claude" / "CLAUDE.md").exists():
         index = project / ".claude" / "CLAUDE.md"  # Claude Code loads either as the project's
     if index.exists():
-        limits = (settings.get("lint.root_max_lines"), settings.get("lint.root_max_tokens"))
         rel = index.relative_to(project).as_posix()
         steps = [Step(index, "skip", _existing_index(index, rel, limits, topic_dir))]
     else:
-        text = template_text("claude-index.md").replace("{{project}}", project.name)
-        text = text.replace("{{topic_dir}}", topic_dir)
+        text = _index_template(project, topic_dir)
         steps = [Step(index, "create", f"pointer-layout index; details go in {topic_dir}/", text)]
     if topic.exists():
         steps.append(Step(topic, "skip", "exists (kept as is)"))
@@ -136,6 +186,25 @@ def _plan_pointer_layout(project: Path) -> list[Step]:
         text = template_text("claude-topic.md")
         steps.append(Step(topic, "create", "first topic file; CLAUDE.md points here", text))
     return steps
+
+
+def _layout_settings(project: Path) -> tuple[str, tuple[int, int]]:
+    """(lint.topic_dir, (root line budget, root token budget)); defaults on a broken config."""
+    from ccstate.config import Config, load_config
+    from ccstate.errors import ConfigError
+
+    try:
+        settings = load_config(project)
+    except ConfigError:  # init still wires a project with a broken config; doctor reports it
+        settings = Config()
+    topic_dir = str(settings.get("lint.topic_dir")).strip("/") or "docs/claude"
+    limits = (int(settings.get("lint.root_max_lines")), int(settings.get("lint.root_max_tokens")))
+    return topic_dir, limits
+
+
+def _index_template(project: Path, topic_dir: str) -> str:
+    text = template_text("claude-index.md").replace("{{project}}", project.name)
+    return text.replace("{{topic_dir}}", topic_dir)
 
 
 def _existing_index(index: Path, rel: str, limits: tuple[int, int], topic_dir: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -377,3 +377,29 @@ def session_of(path: Path) -> str:
     if path.parent.name == SUBAGENTS_DIR:
         return path.parent.parent.name
     return path.stem
+
+
+def match_session(given: str, known: Iterable[str]) -> str | None:
+    """The session id `given` stands for among `known`: itself, or the one id it is the
+    start of (ccstate prints ids cut to 8 characters); None when it fits none.
+    CcstateError when it is the start of several."""
+    from ccstate.errors import CcstateError
+
+    ids = set(known)
+    if given in ids:
+        return given
+    matches = sorted(i for i in ids if given and i.startswith(given))
+    if len(matches) > 1:
+        shown = ", ".join(m[: len(given) + 4] + "…" for m in matches[:5])
+        raise CcstateError(
+            f"session {given!r} is the start of {len(matches)} sessions ({shown}); "
+            "pass more of its id"
+        )
+    return matches[0] if matches else None
+
+
+def session_transcripts(given: str, candidates: Iterable[Path]) -> list[Path]:
+    """The main transcripts (`<session>.jsonl`) of the session `given` stands for."""
+    files = list(candidates)
+    session = match_session(given, (p.stem for p in files))
+    return sorted(p for p in files if p.stem == session)

@@ -1,12 +1,16 @@
 """Which hooks ccstate registers, for the plugin (hooks/hooks.json) and for a
 project's `.claude/settings.json` (written by `ccstate init`). One table, two renderings.
+
+Project hooks are committed with the project, so their commands hold no machine path:
+each runs `ccstate-hook` from PATH (install.sh links it), and where it is missing the
+command exits 0 in silence, except SessionStart, which shows the user one message
+saying what to install (reference §2.6: `systemMessage` never reaches the model).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import os
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +23,8 @@ from ccstate import paths
 # PostToolUse's matcher is a regular expression (it names MCP tools by their prefix), so it is
 # anchored: Claude Code searches an unanchored one anywhere in the tool name (reference §2.2).
 POST_TOOL_USE_TOOLS = "Read|Edit|MultiEdit|Write|NotebookEdit|Bash|Grep|Glob|WebFetch|mcp__.*"
+# Never add PreSkillShellCommand while TESTED_CLAUDE[0] < 2.1.332: settings naming it make
+# 2.1.331 and older open a dialog at start (reference §9; tests/test_wiring.py keeps it out).
 HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
     ("SessionStart", None, 15),
     ("SessionEnd", None, 30),
@@ -27,8 +33,17 @@ HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
     ("PostToolUse", f"^({POST_TOOL_USE_TOOLS})$", 10),
 )
 PLUGIN_COMMAND = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/run.py" '
-MARKERS = ("ccstate.hooks", "ccstate-hook", "hooks/run.py")
+HOOK_SCRIPT = "ccstate-hook"  # the console script; install.sh links it into a bin dir on PATH
+MARKERS = ("ccstate.hooks", HOOK_SCRIPT, "hooks/run.py")
+NOT_INSTALLED = (
+    "ccstate: this project's hooks (.claude/settings.json) run `ccstate-hook`, which is not "
+    "on PATH here, so ccstate is off in this session. Install it: `bash install.sh` in a "
+    "clone of ccstate (or add the bin dir of an existing install to PATH)."
+)
 PLUGIN_NAME = "ccstate"
+# The Claude Code versions the e2e suite runs on: the oldest supported and the newest pinned.
+# scripts/test.sh installs both, tests/e2e runs on each, `ccstate doctor` names the range.
+TESTED_CLAUDE = ("2.1.328", "2.1.332")
 
 
 def plugin_hooks() -> dict[str, Any]:
@@ -43,20 +58,21 @@ def plugin_hooks() -> dict[str, Any]:
     }
 
 
-def project_command(python: str, event: str) -> str:
-    """The settings.json command, absolute so it works outside any venv.
+def project_command(event: str) -> str:
+    """The settings.json command for `event`: the same on every machine (no path in it).
 
-    The `ccstate-hook` console script installed beside `python` when there is one: it skips
-    `-m`'s runpy machinery, a few ms on every tool call; else `python -m ccstate.hooks`.
+    Claude Code runs it with /bin/sh. `exec` hands the hook's stdin and exit status to
+    `ccstate-hook`; without it, SessionStart prints the one message, every other event
+    exits 0 with no output, so a teammate without ccstate sees no failing hook.
     """
-    folder = os.path.dirname(python)
-    script = os.path.join(folder, "ccstate-hook.exe" if os.name == "nt" else "ccstate-hook")
-    if folder and os.path.isfile(script):
-        return f"{shlex.quote(script)} {event}"
-    return f"{shlex.quote(python)} -m ccstate.hooks {event}"
+    found = f"command -v {HOOK_SCRIPT} >/dev/null 2>&1 && exec {HOOK_SCRIPT} {event}"
+    if event == "SessionStart":
+        message = json.dumps({"systemMessage": NOT_INSTALLED})
+        return f"{found}; printf '%s\\n' {shlex.quote(message)}"
+    return f"{found}; exit 0"
 
 
-def merge_settings(settings: Mapping[str, Any], python: str) -> dict[str, Any]:
+def merge_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """`settings` with ccstate's hooks (re)placed; every other key and hook kept as is."""
     merged = copy.deepcopy(dict(settings))
     hooks = merged.get("hooks")
@@ -64,14 +80,15 @@ def merge_settings(settings: Mapping[str, Any], python: str) -> dict[str, Any]:
         hooks = {}
     for event, matcher, timeout in HOOK_SPECS:
         groups = [g for g in _without_ours(hooks.get(event)) if g.get("hooks")]
-        groups.append(_group(matcher, project_command(python, event), timeout))
+        groups.append(_group(matcher, project_command(event), timeout))
         hooks[event] = groups
     merged["hooks"] = hooks
     return merged
 
 
 def remove_ours(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """`settings` without ccstate's hooks (used when the plugin already provides them)."""
+    """`settings` without ccstate's hooks (`init --remove`, or when the plugin provides them);
+    every other key and hook kept, events left empty dropped."""
     merged = copy.deepcopy(dict(settings))
     hooks = merged.get("hooks")
     if isinstance(hooks, dict):
@@ -103,7 +120,7 @@ def plugin_enabled(project: Path, environ: Mapping[str, str]) -> str | None:
     candidates = [
         paths.user_claude_dir(environ) / "settings.json",
         paths.project_settings_path(project),
-        project / ".claude" / "settings.local.json",
+        paths.local_settings_path(project),
     ]
     for path in candidates:
         enabled = read_settings(path).get("enabledPlugins")
@@ -114,13 +131,27 @@ def plugin_enabled(project: Path, environ: Mapping[str, str]) -> str | None:
     return None
 
 
+def hook_on_path(environ: Mapping[str, str]) -> str | None:
+    """Where the project hooks' `ccstate-hook` resolves with this PATH; None when it does not."""
+    import shutil
+
+    return shutil.which(HOOK_SCRIPT, path=environ.get("PATH"))
+
+
 def read_settings(path: Path) -> dict[str, Any]:
-    """A settings file as a dict; {} when absent. ValueError when it is not a JSON object."""
+    """A settings file as a dict; {} when absent. ValueError (naming the file) when it is not
+    a JSON object."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
-    data = json.loads(text) if text.strip() else {}
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        where = getattr(exc, "lineno", None)
+        at = f" at line {where}, column {getattr(exc, 'colno', '?')}" if where else ""
+        reason = getattr(exc, "msg", str(exc))
+        raise ValueError(f"{path}: not valid JSON ({reason}{at})") from exc
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object at the top level")
     return data

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 import ccstate
 from ccstate import wiring
 from ccstate.cli import COMMAND_MODULES, cli, load_all_commands
-from helpers import REPO
+from helpers import BYTECODE_ENV, FIXTURES, REPO, SRC
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -28,7 +29,7 @@ def test_init_dry_run_changes_nothing(git_project: Path) -> None:
     assert out.splitlines() == [
         "would create  .ccstate.yaml  (project settings with the defaults)",
         "would create  .claude/settings.json  (hooks for SessionStart, SessionEnd, PreCompact, "
-        "PreToolUse, PostToolUse)",
+        "PreToolUse, PostToolUse, run as `ccstate-hook` from PATH)",
         "would create  .ccstate/.gitignore  (machine-local state dir, ignored by git)",
         "would create  DECISIONS.md  (numbered decision log, header only)",
         "would create  CLAUDE.md  (pointer-layout index; details go in docs/claude/)",
@@ -46,7 +47,121 @@ def test_init_twice_changes_nothing_the_second_time(git_project: Path) -> None:
     assert [line.split()[0] for line in out.splitlines()] == ["skip"] * 6
     assert settings.read_bytes() == before
     commands = json.loads(before)["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert commands == wiring.project_command(sys.executable, "SessionStart")
+    assert commands == wiring.project_command("SessionStart")
+
+
+def test_init_writes_the_same_settings_for_every_user(git_project: Path, tmp_path: Path) -> None:
+    """The committed file must work for a teammate: no home, venv or interpreter in it."""
+    invoke("init", "-C", str(git_project))
+    settings = git_project / ".claude" / "settings.json"
+    mine = settings.read_bytes()
+    settings.unlink()
+    other = {"HOME": str(tmp_path / "bob"), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(SRC)}
+    other.update(BYTECODE_ENV)
+    done = subprocess.run(
+        [sys.executable, "-m", "ccstate", "init", "-C", str(git_project)],
+        capture_output=True,
+        text=True,
+        env=other,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert settings.read_bytes() == mine
+    for needle in (str(Path.home()), sys.prefix, sys.executable, str(tmp_path)):
+        assert needle not in mine.decode(), needle
+
+
+def test_init_says_when_the_hooks_command_is_not_on_path(
+    git_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    code, _, err = invoke("init", "-C", str(git_project))
+    beside = Path(sys.executable).parent
+    assert (code, err) == (
+        0,
+        "note: `ccstate-hook` is not on PATH, so the hooks only show a 'not installed' "
+        f"message; add {beside} to PATH\n",
+    )
+    monkeypatch.setenv("PATH", f"{beside}:/usr/bin:/bin")
+    assert invoke("init", "-C", str(git_project))[2] == ""
+
+
+# --------------------------------------------------------------------------- init --remove
+
+
+def status(project: Path) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(project), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def test_init_remove_after_init_leaves_a_clean_tree(git_project: Path) -> None:
+    invoke("init", "-C", str(git_project))
+    assert status(git_project) != ""
+    code, out, err = invoke("init", "--remove", "-C", str(git_project))
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "      delete  .claude/settings.json  (it held only ccstate's hooks)",
+        "      delete  .ccstate.yaml  (unchanged since 'ccstate init' wrote it)",
+        "      delete  DECISIONS.md  (unchanged since 'ccstate init' wrote it)",
+        "      delete  CLAUDE.md  (unchanged since 'ccstate init' wrote it)",
+        "      delete  docs/claude/workflow.md  (unchanged since 'ccstate init' wrote it)",
+        "        skip  .ccstate  (kept: handoffs, ledger and logs of this machine (git ignores "
+        "it))",
+    ]
+    assert status(git_project) == ""
+    assert sorted(p.name for p in git_project.iterdir()) == [".ccstate", ".git", "app.py"]
+    code, out, _ = invoke("init", "--remove", "-C", str(git_project))  # idempotent
+    assert (code, [line.split()[0] for line in out.splitlines()]) == (0, ["skip"])
+
+
+def test_init_remove_takes_exactly_ccstates_hooks_and_keeps_edited_files(
+    git_project: Path,
+) -> None:
+    settings = git_project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {"type": "command", "command": "echo keep-me"}
+    before = {
+        "env": {"A": "1"},
+        "permissions": {"allow": ["Bash(ls:*)"]},
+        "hooks": {"SessionStart": [{"hooks": [mine]}], "Stop": [{"hooks": [mine]}]},
+    }
+    settings.write_text(json.dumps(before))
+    local = git_project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps(wiring.merge_settings({"model": "x"})))
+    invoke("init", "-C", str(git_project))
+    (git_project / "DECISIONS.md").write_text("# Decisions\n\nmine\n")
+    dry = invoke("init", "--remove", "--dry-run", "-C", str(git_project))
+    assert (
+        "would update  .claude/settings.json  (ccstate's hooks removed; every other key "
+        in (dry[1])
+    )
+    assert wiring.wired_events(json.loads(settings.read_text()))  # dry run: unchanged
+    code, out, _ = invoke("init", "--remove", "-C", str(git_project))
+    assert code == 0
+    assert json.loads(settings.read_text()) == before
+    assert json.loads(local.read_text()) == {"model": "x"}
+    assert "        skip  DECISIONS.md  (kept: it holds decisions (changed since 'ccstate " in out
+    assert (git_project / "DECISIONS.md").read_text() == "# Decisions\n\nmine\n"
+    assert not (git_project / ".ccstate.yaml").exists()
+
+
+def test_init_names_a_malformed_settings_file(git_project: Path) -> None:
+    settings = git_project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": {}\n')
+    for args in (["init"], ["init", "--remove"]):
+        code, out, err = invoke(*args, "-C", str(git_project))
+        assert (code, out) == (1, "")
+        rerun = "ccstate init --remove" if "--remove" in args else "ccstate init"
+        assert err == (
+            f"Error: {settings}: not valid JSON (Expecting ',' delimiter at line 2, column 1); "
+            f"fix the JSON or move the file aside, then rerun '{rerun}'\n"
+        )
 
 
 def test_init_merges_into_existing_settings(git_project: Path) -> None:
@@ -107,7 +222,10 @@ def test_doctor_fails_on_a_bad_config_and_names_key_and_fix(git_project: Path) -
     assert "'capsule.budget_tokens' must be a whole number" in " ".join(out.split())
 
 
-def test_doctor_passes_in_a_wired_project(git_project: Path) -> None:
+def test_doctor_passes_in_a_wired_project(
+    git_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
     invoke("init", "-C", str(git_project))
     code, out, _ = invoke("doctor", "-C", str(git_project))
     assert code == 0, out
@@ -194,3 +312,73 @@ def test_the_error_log_follows_dash_c(tmp_path: Path) -> None:
     assert f"Check the log at {log}" in proc.stderr
     assert not (elsewhere / ".ccstate").exists()
     assert log.stat().st_mode & 0o777 == 0o600
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["doctor"],
+        ["init"],
+        ["decisions"],
+        ["decide", "T", "--decision", "x"],
+        ["handoff", "show"],
+        ["report"],
+    ],
+    ids=lambda a: a[0] if a[0] != "handoff" else "handoff-show",
+)
+def test_a_missing_project_dir_is_one_line_and_creates_nothing(
+    args: list[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "no" / "such"
+    code, out, err = invoke(*args, "-C", str(missing))
+    assert (code, out) == (2, "")
+    assert err == f"Error: --project/-C: {missing} does not exist; pass the project's directory\n"
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_file_as_project_dir_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    code, _, err = invoke("doctor", "-C", str(tmp_path / "f"))
+    assert (code, err) == (
+        2,
+        f"Error: --project/-C: {tmp_path / 'f'} is not a directory; pass the project's directory\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["lint"],
+        ["lint", "."],
+        ["decisions"],
+        ["handoff", "show", "--list"],
+        ["report", "--all"],
+        ["replay", str(FIXTURES / "replay" / "session.jsonl")],
+        ["init", "--dry-run"],
+    ],
+    ids=lambda a: "-".join(a[:2]) if a[0] in ("handoff", "lint") else a[0],
+)
+def test_every_command_warns_about_an_unknown_config_key(
+    args: list[str], git_project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (isolated_home / ".claude" / "projects" / "x").mkdir(parents=True)
+    (git_project / ".ccstate.yaml").write_text("capsule:\n  enabeld: false\nfoo: 1\n")
+    monkeypatch.chdir(git_project)
+    _, _, err = invoke(*args)
+    path = git_project / ".ccstate.yaml"
+    assert err.startswith(
+        f"warning: {path}: unknown key 'capsule.enabeld' is ignored\n"
+        f"warning: {path}: unknown key 'foo' is ignored\n"
+    )
+
+
+def test_a_yaml_error_on_line_one_is_reported_on_line_one(git_project: Path) -> None:
+    (git_project / ".ccstate.yaml").write_text("capsule: [\n")
+    code, _, err = invoke("lint", str(git_project))
+    assert (code, err) == (
+        1,
+        f"Error: {git_project / '.ccstate.yaml'}: line 1 is not valid YAML; fix the syntax there\n",
+    )

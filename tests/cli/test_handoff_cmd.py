@@ -26,6 +26,14 @@ def rehomed(project: Path, tmp_path: Path) -> Path:
     return path
 
 
+def recorded(project: Path, home: Path, tmp_path: Path) -> Path:
+    """The session's transcript where Claude Code keeps it; its folder."""
+    folder = home / ".claude" / "projects" / paths.project_slug(project)
+    folder.mkdir(parents=True)
+    (folder / f"{SID}.jsonl").write_text(rehomed(project, tmp_path).read_text())
+    return folder
+
+
 def test_write_from_a_transcript_then_show(git_project: Path, tmp_path: Path) -> None:
     transcript = rehomed(git_project, tmp_path)
     code, out, err = invoke(
@@ -49,9 +57,7 @@ def test_write_from_a_transcript_then_show(git_project: Path, tmp_path: Path) ->
 def test_write_finds_the_sessions_transcript_by_id(
     git_project: Path, isolated_home: Path, tmp_path: Path
 ) -> None:
-    folder = isolated_home / ".claude" / "projects" / paths.project_slug(git_project)
-    folder.mkdir(parents=True)
-    (folder / f"{SID}.jsonl").write_text(rehomed(git_project, tmp_path).read_text())
+    folder = recorded(git_project, isolated_home, tmp_path)
     env = {"CLAUDE_CODE_SESSION_ID": SID}
     code, out, err = invoke("handoff", "write", "-C", str(git_project), env=env)
     assert (code, err) == (0, "")
@@ -111,3 +117,44 @@ def test_errors_name_the_fix(git_project: Path) -> None:
     assert (code, out) == (1, "")
     fix = 'ccstate handoff note "run the e2e tests"'
     assert err == f"Error: the note is empty; pass the next step as text: {fix}\n"
+
+
+def test_the_short_ids_ccstate_prints_are_accepted(
+    git_project: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    """The capsule, progress log and `note` print sessions as their first 8 characters."""
+    recorded(git_project, isolated_home, tmp_path)
+    short = SID[:8]
+    code, out, err = invoke("handoff", "write", "--session", short, "-C", str(git_project))
+    md = f".ccstate/handoff/branches/main/{SID}.md"
+    assert (code, err) == (0, "")
+    assert out.startswith(f"Wrote {md} (~")
+    code, out, err = invoke("handoff", "show", "--session", short, "-C", str(git_project))
+    assert (code, err) == (0, "")
+    assert out == (git_project / md).read_text()
+    code, out, _ = invoke("handoff", "note", "next", "--session", short, "-C", str(git_project))
+    assert (code, out) == (0, f"Noted (1 note) for session {short}: {md}\n")
+    assert json.loads((git_project / md).with_suffix(".json").read_text())["meta"]["session"] == SID
+
+
+def test_a_short_id_that_fits_several_sessions_asks_for_more(git_project: Path) -> None:
+    starts = git_project / ".ccstate" / "handoff" / "starts"
+    starts.mkdir(parents=True)
+    for sid in ("5e55104e-aaaa", "5e55104e-bbbb"):
+        (starts / f"{sid}.json").write_text("{}")
+    code, out, err = invoke("handoff", "show", "--session", "5e55104e", "-C", str(git_project))
+    assert (code, out) == (1, "")
+    assert err == (
+        "Error: session '5e55104e' is the start of 2 sessions (5e55104e-aaa…, 5e55104e-bbb…); "
+        "pass more of its id\n"
+    )
+
+
+def test_list_with_no_handoff_says_so(git_project: Path) -> None:
+    assert invoke("handoff", "show", "--list", "-C", str(git_project)) == (
+        0,
+        "No handoffs in .ccstate/handoff yet: one is written at compaction, and at session end "
+        "unless the session only read and talked; 'ccstate handoff write' writes one now\n",
+        "",
+    )
+    assert invoke("handoff", "show", "--list", "--json", "-C", str(git_project))[1] == "[]\n"

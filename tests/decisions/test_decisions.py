@@ -350,9 +350,61 @@ def test_a_file_with_errors_is_refused_naming_the_line(project: Path) -> None:
         record(project, "X")
     assert str(info.value) == (
         f"{project / 'DECISIONS.md'}:9: unexpected text in D1: put it under **Context:**, "
-        "**Decision:** or **Consequences:**, or write a field as '- Status: active'; then rerun "
-        "(`ccstate decisions lint` lists every problem)"
+        "**Decision:** or **Consequences:**, or write a field as '- Status: active'; edit it by "
+        "hand ('ccstate decisions lint --fix' cannot), then rerun (`ccstate decisions lint` lists "
+        "every problem)"
     )
+
+
+GARBAGE = "Notes from the planning call\n\n## Cache\n\nwe said sqlite, maybe\n"
+
+
+def test_a_garbage_file_never_sends_the_user_to_a_fix_that_refuses(project: Path) -> None:
+    """`decide` names what `lint --fix` cannot repair; `lint --fix` then agrees."""
+    path = project / "DECISIONS.md"
+    path.write_text(GARBAGE)
+    code, out, err = invoke("decide", "T", "--decision", "x", "-C", str(project))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"Error: {path}:3: the entry '## Cache' has no '- Status:' line; add one, e.g. "
+        "'- Status: active'; edit it by hand ('ccstate decisions lint --fix' cannot), then "
+        "rerun; 2 more error(s) (`ccstate decisions lint` lists every problem)\n"
+    )
+    code, out, err = invoke("decisions", "lint", "--fix", "-C", str(project))
+    assert code == 1 and "--fix cannot repair this, edit it by hand" in err
+    assert path.read_text() == GARBAGE
+
+
+def test_a_file_whose_errors_fix_can_repair_points_to_it(project: Path) -> None:
+    path = project / "DECISIONS.md"
+    path.write_text((CASES / "bad" / "malformed-id.md").read_text())
+    code, _, err = invoke("decide", "T", "--decision", "x", "-C", str(project))
+    assert code == 1
+    assert "('ccstate decisions lint --fix' numbers it); then rerun (`ccstate" in err
+    assert invoke("decisions", "lint", "--fix", "-C", str(project))[0] == 0
+    assert invoke("decide", "T", "--decision", "x", "-C", str(project))[0] == 0
+
+
+def test_an_unknown_status_is_never_listed_as_active(project: Path) -> None:
+    path = project / "DECISIONS.md"
+    path.write_text(
+        "# Decisions\n\n## D1: Use tabs\n\n- Status: bogus\n- Date: 2026-01-05\n\n"
+        "## D2: Use SQLite\n\n- Status: active\n- Date: 2026-01-06\n"
+    )
+    code, out, err = invoke("decisions", "--all", "-C", str(project))
+    assert (code, out) == (
+        0,
+        "D2  2026-01-06  active                  Use SQLite\n"
+        "D1  2026-01-05  'bogus' (not a status)  Use tabs\n",
+    )
+    assert err.startswith(f"warning: {path}:5: status 'bogus' in D1 is not one of: active, ")
+    assert invoke("decisions", "-C", str(project))[1] == "D2  2026-01-06  Use SQLite\n"
+    assert (
+        json.loads(invoke("decisions", "--all", "--json", "-C", str(project))[1])[1]["status"]
+        == "unknown"
+    )
+    log = decisions.parse_log(path.read_text())
+    assert decisions.capsule_lines(log, 10)[1:] == ["  - D2: Use SQLite"]
 
 
 # --------------------------------------------------------------------------- concurrency
@@ -376,7 +428,7 @@ def spawn(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
 
 
 def check_unique_and_complete(project: Path, outputs: list[str], titles: set[str]) -> None:
-    printed = [line for out in outputs for line in out.split()]
+    printed = [line.split()[1] for out in outputs for line in out.splitlines()]
     log = decisions.parse_log(text_of(project))
     numbers = sorted(d.number for d in log.decisions())
     assert numbers == list(range(1, len(titles) + 1))
@@ -500,10 +552,18 @@ def test_fix_refuses_what_it_cannot_repair() -> None:
 # --------------------------------------------------------------------------- CLI
 
 
-def test_cli_decide_prints_the_new_id(project: Path) -> None:
+def test_cli_decide_prints_the_entry_and_where_it_went(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     args = ["decide", "Use tabs", "--decision", "Tabs.", "--date", "2026-03-01", "-C", str(project)]
-    assert invoke(*args) == (0, "D1\n", "")
-    assert invoke(*args[:-2], "--supersedes", "d1", "-C", str(project)) == (0, "D2\n", "")
+    path = project / "DECISIONS.md"
+    assert invoke(*args) == (0, f"Recorded D1 ({path}): Use tabs\n", "")
+    monkeypatch.chdir(project)
+    assert invoke(*args[:-2], "--supersedes", "d1") == (
+        0,
+        "Recorded D2 (DECISIONS.md): Use tabs\nD1 is now superseded by D2\n",
+        "",
+    )
     assert "- Status: superseded by D2" in text_of(project)
 
 
@@ -519,7 +579,10 @@ def test_cli_decide_rejects_bad_input(project: Path) -> None:
     assert (code, out) == (2, "")
     assert "'X' is not a decision ID; use D<n>, e.g. D3" in err
     code, _, err = invoke("decide", "T", "--decision", "x", "--date", "3 March", "-C", ".")
-    assert code == 2 and "'3 March' is not a date; use YYYY-MM-DD, e.g. 2026-03-01" in err
+    assert (code, err) == (
+        2,
+        "Error: --date: '3 March' is not a date; use YYYY-MM-DD, e.g. 2026-03-01\n",
+    )
     assert not (project / "DECISIONS.md").exists()
 
 
@@ -610,7 +673,11 @@ def test_cli_lint_fix_repairs_a_git_merge(project: Path) -> None:
         "fixed: next-id marker set to 7",
         f"{path}: no problems",
     ]
-    assert invoke("decide", "X", "--decision", "x", "-C", str(project)) == (0, "D7\n", "")
+    assert invoke("decide", "X", "--decision", "x", "-C", str(project)) == (
+        0,
+        f"Recorded D7 ({path}): X\n",
+        "",
+    )
 
 
 def test_cli_lint_without_a_file(project: Path) -> None:

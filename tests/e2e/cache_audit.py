@@ -24,6 +24,8 @@ from typing import Any
 from cache_sim import request_blocks
 from fake_api import Body, first_user_text, is_subagent
 
+from helpers import BYTECODE_ENV
+
 CCSTATE_MARK = "[ccstate"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,7 +113,12 @@ def report_json(home: Path, scratch: Path) -> dict[str, Any]:
         [sys.executable, "-m", "ccstate", "report", str(home / ".claude" / "projects"), "--json"],
         capture_output=True,
         text=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(scratch), "PYTHONPATH": str(REPO / "src")},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(scratch),
+            "PYTHONPATH": str(REPO / "src"),
+            **BYTECODE_ENV,
+        },
         check=False,
     )
     assert proc.returncode == 0, proc.stderr

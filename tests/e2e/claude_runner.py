@@ -12,7 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-CLAUDE_VERSION = "2.1.328"
+from ccstate.wiring import TESTED_CLAUDE
+
+# The version scripts (bench/ab.py, scripts/bench_ledger_e2e.py) run: the oldest supported.
+# The e2e suite runs on every version in TESTED_CLAUDE (tests/e2e/conftest.py).
+CLAUDE_VERSION = TESTED_CLAUDE[0]
 ALLOWED_TOOLS = "Read Edit Write Bash Agent"
 PACKAGE = "@anthropic-ai/claude-code"
 # Names dropped from the inherited environment: they would point claude at the real account,

@@ -23,8 +23,10 @@ _HERE = Path(__file__).resolve().parent
 if str(_HERE) not in sys.path:
     sys.path.insert(0, str(_HERE))
 
-from claude_runner import CLAUDE_VERSION, PACKAGE, ClaudeRun, claude_env, run_claude  # noqa: E402
+from claude_runner import PACKAGE, ClaudeRun, claude_env, run_claude  # noqa: E402
 from fake_api import FakeAnthropic  # noqa: E402
+
+from ccstate.wiring import TESTED_CLAUDE  # noqa: E402
 
 __all__ = ["CLAUDE_CACHE", "run_claude"]
 
@@ -34,12 +36,11 @@ CLAUDE_CACHE = Path(
 )
 # CI sets this: there the e2e suite must run, so "npm missing" is a failure, not a skip.
 E2E_REQUIRED = os.environ.get("CCSTATE_E2E_REQUIRED") == "1"
-INSTALL_DIR = CLAUDE_CACHE / f"claude-{CLAUDE_VERSION}"
-_BIN_DIR = INSTALL_DIR / "node_modules" / PACKAGE / "bin"
-_BIN_CANDIDATES = (
-    _BIN_DIR / "claude.exe",
-    _BIN_DIR / "claude",
-    INSTALL_DIR / "node_modules" / ".bin" / "claude",
+# Every e2e test runs once per version (the test id ends in [claude-<version>]);
+# CCSTATE_E2E_CLAUDE=2.1.332 (comma-separated for several) picks versions for a quicker run.
+VERSIONS = (
+    tuple(v.strip() for v in os.environ.get("CCSTATE_E2E_CLAUDE", "").split(",") if v.strip())
+    or TESTED_CLAUDE
 )
 _INSTALL_TIMEOUT = 900
 
@@ -59,17 +60,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # --------------------------------------------------------------------------- the CLI binary
 
 
-def _find_claude() -> Path | None:
-    return next((p for p in _BIN_CANDIDATES if p.is_file() and os.access(p, os.X_OK)), None)
+def install_dir(version: str) -> Path:
+    return CLAUDE_CACHE / f"claude-{version}"
 
 
-def _install_claude() -> None:
+def _find_claude(version: str) -> Path | None:
+    folder = install_dir(version) / "node_modules"
+    candidates = (
+        folder / PACKAGE / "bin" / "claude.exe",
+        folder / PACKAGE / "bin" / "claude",
+        folder / ".bin" / "claude",
+    )
+    return next((p for p in candidates if p.is_file() and os.access(p, os.X_OK)), None)
+
+
+def _install_claude(version: str) -> None:
     npm = shutil.which("npm")
     if npm is None:
         if E2E_REQUIRED:
             pytest.fail("npm not available but CCSTATE_E2E_REQUIRED=1: install Node.js/npm")
-        pytest.skip(f"npm not available: cannot install Claude Code {CLAUDE_VERSION} for e2e tests")
-    cmd = [npm, "install", "--prefix", str(INSTALL_DIR), f"{PACKAGE}@{CLAUDE_VERSION}"]
+        pytest.skip(f"npm not available: cannot install Claude Code {version} for e2e tests")
+    cmd = [npm, "install", "--prefix", str(install_dir(version)), f"{PACKAGE}@{version}"]
     proc = subprocess.run(
         [*cmd, "--no-audit", "--no-fund"],
         capture_output=True,
@@ -82,10 +93,10 @@ def _install_claude() -> None:
 
 
 @contextlib.contextmanager
-def _install_lock() -> Iterator[None]:
+def _install_lock(version: str) -> Iterator[None]:
     """Serialise installs between concurrent pytest processes (e.g. xdist workers)."""
-    INSTALL_DIR.mkdir(parents=True, exist_ok=True)
-    with (CLAUDE_CACHE / f".claude-{CLAUDE_VERSION}.lock").open("w") as fh:
+    install_dir(version).mkdir(parents=True, exist_ok=True)
+    with (CLAUDE_CACHE / f".claude-{version}.lock").open("w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
@@ -93,16 +104,22 @@ def _install_lock() -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+@pytest.fixture(scope="session", params=VERSIONS, ids=lambda v: f"claude-{v}")
+def claude_version(request: pytest.FixtureRequest) -> str:
+    """The Claude Code version this run of a test drives (each of VERSIONS in turn)."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="session")
-def claude_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Path to the pinned claude binary, installed with npm on first use."""
-    with _install_lock():
-        found = _find_claude()
+def claude_bin(claude_version: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Path to the pinned claude binary of `claude_version`, installed with npm on first use."""
+    with _install_lock(claude_version):
+        found = _find_claude(claude_version)
         if found is None:
-            _install_claude()
-            found = _find_claude()
+            _install_claude(claude_version)
+            found = _find_claude(claude_version)
     if found is None:
-        pytest.fail(f"npm installed {PACKAGE}@{CLAUDE_VERSION} but no binary in {_BIN_DIR}")
+        pytest.fail(f"npm installed {PACKAGE}@{claude_version} but no binary under it")
     home = tmp_path_factory.mktemp("claude-version-home")
     proc = subprocess.run(
         [str(found), "--version"],
@@ -112,8 +129,8 @@ def claude_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
         env=claude_env(home, "http://127.0.0.1:9"),
         check=False,
     )
-    if not proc.stdout.startswith(CLAUDE_VERSION):
-        pytest.fail(f"{found} --version: {proc.stdout!r} {proc.stderr!r}; want {CLAUDE_VERSION}")
+    if not proc.stdout.startswith(claude_version):
+        pytest.fail(f"{found} --version: {proc.stdout!r} {proc.stderr!r}; want {claude_version}")
     return found
 
 

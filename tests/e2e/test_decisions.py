@@ -97,8 +97,12 @@ def check_sessions(claude, fake_api, project: Path, wiring: str) -> None:
         assert find_text(session1[0], "- ccstate:decisions: Record project decisions")
         assert find_text(session1[0], "- ccstate:decide: Record a decision in DECISIONS.md")
     assert "- decisions: none recorded yet" in all_system_text(session1[0])
-    assert [out.strip() for out in tool_results(session1[1]).values()] == ["D1"]
-    assert [out.strip() for out in tool_results(session1[2]).values()] == ["D2"]
+    assert [out.strip() for out in tool_results(session1[1]).values()] == [
+        f"Recorded D1 (DECISIONS.md): {OLD}"
+    ]
+    assert [out.strip() for out in tool_results(session1[2]).values()] == [
+        f"Recorded D2 (DECISIONS.md): {NEW}\nD1 is now superseded by D2"
+    ]
 
     fake_api.set_script([text("ok")])
     _, result = claude("what did we decide about the cache?", plugin_dir=plugin_dir)

@@ -58,6 +58,32 @@ def test_loaded_set_is_what_the_real_cli_sends(
         assert sent[f.path].rstrip() == f.text.rstrip(), f.path
 
 
+LINK_REFS = (
+    "# P\n\n<!-- a comment -->\n\nSee [the docs][docs] and [api].\n\n"
+    '[docs]: https://example.org/docs\n[api]: ./docs/api.md "API"\n\nEnd.\n'
+)
+
+
+def test_link_reference_definitions_beside_a_comment_block(
+    claude, fake_api, project: Path, claude_home: Path, claude_version: str
+) -> None:
+    """2.1.330 fixed link reference definitions being dropped from a CLAUDE.md that holds an
+    HTML comment block. ccstate prices what 2.1.330+ sends; 2.1.328 sends those lines less."""
+    (project / "CLAUDE.md").write_text(LINK_REFS)
+    fake_api.set_script([text("ok")])
+    claude("hello")
+    sent = instruction_blocks(fake_api.agent_requests()[0])[str(project / "CLAUDE.md")]
+    (mine,) = instructions.compute(str(project), {"HOME": str(claude_home)}).files
+    assert mine.text == (
+        "# P\n\nSee [the docs][docs] and [api].\n\n"
+        '[docs]: https://example.org/docs\n[api]: ./docs/api.md "API"\n\nEnd.\n'
+    )
+    if tuple(map(int, claude_version.split("."))) >= (2, 1, 330):
+        assert sent.rstrip() == mine.text.rstrip()
+    else:
+        assert sent.rstrip() == "# P\n\nSee [the docs][docs] and [api].\n\nEnd."
+
+
 def big_topic(title: str, sentences: int) -> str:
     lines = [f"# {title}", "", f"What the {title.lower()} notes cover, in detail.", ""]
     lines += [

@@ -143,33 +143,78 @@ def test_project_hooks_from_ccstate_init_work_in_the_cli(claude, fake_api, proje
     assert ran_on.resolve() == Path(sys.executable).resolve()
 
 
+def install_plugin(claude_bin: Path, home: Path, cwd: Path) -> dict:
+    """`claude plugin marketplace add REPO` + `plugin install`; the `plugin list` entry."""
+    import subprocess
+
+    env = claude_env(home, "http://127.0.0.1:9")
+    for args in (
+        ["plugin", "marketplace", "add", str(REPO)],
+        ["plugin", "install", "ccstate@ccstate-marketplace"],
+        ["plugin", "list", "--json"],
+    ):
+        proc = subprocess.run(
+            [str(claude_bin), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    (entry,) = (p for p in json.loads(proc.stdout) if p["id"] == "ccstate@ccstate-marketplace")
+    return entry
+
+
+def ignored_files(root: Path) -> set[str]:
+    """Files git ignores under `root` (build and test artefacts), relative to it."""
+    import subprocess
+
+    out = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "--others", "--ignored", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return set(out.splitlines())
+
+
+def test_the_installed_plugin_is_the_source_and_nothing_else(
+    claude_bin: Path, claude_home: Path, project: Path
+) -> None:
+    """Claude Code copies the whole working tree (but .git) into its plugin cache; the
+    suite builds outside it (scripts/test.sh), so the copy holds no venv, cache or build."""
+    entry = install_plugin(claude_bin, claude_home, project)
+    cache = Path(entry["installPath"])
+    copied = {str(p.relative_to(cache)) for p in cache.rglob("*") if p.is_file()}
+    size = sum((cache / name).stat().st_size for name in copied)
+    print(f"\ninstalled plugin: {len(copied)} files, {size:,} bytes in {cache}")
+    artefacts = {".venv", "build", "dist", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+    assert not {name.split("/")[0] for name in copied} & artefacts
+    assert not [name for name in copied if ".egg-info" in name]
+    # Ignored files that may remain: bytecode a developer's own python run left (test.sh and
+    # the plugin's launcher keep theirs outside the tree) and `.ccstate/`, the state of
+    # ccstate used on this very repository. Nothing the suite builds.
+    leftovers = {
+        n
+        for n in copied & ignored_files(REPO)
+        if "__pycache__/" not in n and not n.startswith(".ccstate/")
+    }
+    assert leftovers == set()
+    assert size < 3_000_000
+    # For a directory marketplace the hooks run from the folder itself, not from the copy.
+    assert Path(entry["readFromFolder"]).resolve() == REPO
+
+
 def test_marketplace_install_and_first_run_venv(
     claude, claude_bin: Path, fake_api, project: Path, claude_home: Path, bare_python: Path
 ) -> None:
     """`plugin marketplace add` + `plugin install`, then a session: the capsule arrives, and the
-    first SessionStart builds the private venv that the cold hooks run in from then on.
+    first SessionStart builds the private venv that the cold hooks run in from then on, without
+    writing a file into the plugin root (here: this checkout).
 
     The hooks' `python3` is a bare interpreter (standard library only), as on a machine where
     ccstate was never pip-installed: that is the case the private venv exists for."""
     import os
-    import subprocess
 
     path = {"PATH": f"{bare_python.parent}{os.pathsep}{os.environ['PATH']}"}
-
-    env = claude_env(claude_home, fake_api.url)
-    for args in (
-        ["plugin", "marketplace", "add", str(REPO)],
-        ["plugin", "install", "ccstate@ccstate-marketplace"],
-    ):
-        proc = subprocess.run(
-            [str(claude_bin), *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=project,
-            timeout=120,
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
+    before = ignored_files(REPO)
+    install_plugin(claude_bin, claude_home, project)
     fake_api.set_script([text("ok")])
     claude("hello", env_extra=path)
     assert CAPSULE_HEAD in all_system_text(fake_api.agent_requests()[0])
@@ -185,3 +230,90 @@ def test_marketplace_install_and_first_run_venv(
     claude("hello again", env_extra=path)
     assert heartbeat(project, "SessionStart")["detail"]["python"] == venv_python
     assert heartbeat(project, "SessionEnd")["detail"]["python"] == venv_python
+    assert ignored_files(REPO) - before == set()  # no build/, *.egg-info, __pycache__
+
+
+def test_first_session_handoff_has_git_details_while_the_venv_builds(
+    claude, fake_api, project: Path, claude_home: Path, bare_python: Path
+) -> None:
+    """Before the private venv exists the cold hooks run on the bare python3: the handoff
+    still gets commits, diffstat and dirty files (git is run directly, no GitPython)."""
+    import os
+
+    from ccstate import store
+
+    data = claude_home / ".claude" / "plugins" / "data" / "ccstate-inline"
+    data.mkdir(parents=True)
+    target = project / "app.py"
+    edit = {"file_path": str(target), "old_string": "hello", "new_string": "hi"}
+    fake_api.set_script([tool_use("Edit", edit), text("edited")])
+    env = {
+        "PATH": f"{bare_python.parent}{os.pathsep}{os.environ['PATH']}",
+        # Plugin SessionEnd hooks get 1.5 s whatever hooks.json says (both versions):
+        # this test is about what the handoff holds, not about that budget.
+        "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS": "30000",
+    }
+    with store.file_lock(data / "venv.build", timeout=1):  # a build is under way
+        _, result = claude("change the greeting", plugin_dir=REPO, env_extra=env)
+    assert result is not None and result["result"] == "edited"
+    assert Path(heartbeat(project, "SessionEnd")["detail"]["python"]).parent == bare_python.parent
+    (handoff,) = (project / ".ccstate" / "handoff" / "branches" / "main").glob("*.md")
+    text_ = handoff.read_text()
+    assert "uncommitted: 1 (M app.py)" in text_
+    assert "diffstat since session start" in text_ and "app.py +1/-1" in text_
+    assert "omitted" not in text_
+
+
+def test_a_reads_only_session_and_the_next_capsule_agree(claude, fake_api, project: Path) -> None:
+    """SessionEnd writes no handoff for a session that only read; the next capsule and
+    `handoff show --list` say so in the same words, without promising one."""
+    import subprocess
+    import sys
+
+    from ccstate.handoff import index
+
+    env = {"CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS": "30000"}  # see the test above
+    fake_api.set_script([tool_use("Read", {"file_path": str(project / "app.py")}), text("read")])
+    claude("read app.py", plugin_dir=REPO, env_extra=env)
+    assert heartbeat(project, "SessionEnd")["detail"]["handoff"] == (
+        "skipped: the session only read and talked (nothing to hand off)"
+    )
+    fake_api.set_script([text("ok")])
+    claude("hello", plugin_dir=REPO, env_extra=env)
+    capsule = all_system_text(fake_api.agent_requests()[-1])
+    assert f"- handoff: none yet (written to .ccstate/ {index.WRITTEN_WHEN})" in capsule
+    listed = subprocess.run(
+        [sys.executable, "-m", "ccstate", "handoff", "show", "--list"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert index.WRITTEN_WHEN in listed.stdout
+
+
+def test_claude_code_gives_plugin_session_end_hooks_one_and_a_half_seconds(
+    claude, fake_api, project: Path, tmp_path: Path
+) -> None:
+    """Claude Code's behaviour, pinned so a version that changes it is noticed: a plugin's
+    SessionEnd `timeout` is ignored (1.5 s), a settings hook's is honoured (docs/ARCHITECTURE.md
+    "Plugin runtime")."""
+    from claude_runner import command_hook, write_plugin
+
+    plugin_done, project_done = tmp_path / "plugin-done", tmp_path / "project-done"
+    plugin = write_plugin(
+        tmp_path / "slow",
+        "slow",
+        {"SessionEnd": [command_hook(f"sleep 3; touch {plugin_done}", timeout=30)]},
+    )
+    fake_api.set_script([text("ok")])
+    claude("hello", plugin_dir=plugin)
+    time.sleep(3.5)
+    assert not plugin_done.exists()
+    (project / ".claude").mkdir()
+    settings = {
+        "hooks": {"SessionEnd": [command_hook(f"sleep 3; touch {project_done}", timeout=30)]}
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    fake_api.set_script([text("ok")])
+    claude("hello")
+    assert project_done.exists()

@@ -98,6 +98,38 @@ def test_prompts_skip_meta_commands_notifications_and_summaries() -> None:
     ]
 
 
+def test_row_source_tells_typed_prompts_from_injected_ones() -> None:
+    """2.1.332 marks each user row `local` (typed), `harness`, `hook` or `recorded`: texts
+    that look like prompts but were injected never become the handoff's goal."""
+    scan = feed(
+        [
+            user("Fix the date parser", rowSource="local", promptSource="sdk"),
+            user("Continue with the migration plan from the ticket", rowSource="hook"),
+            user("The cloud session produced a plan and is waiting", rowSource="harness"),
+            user("Run the release checklist step by step", rowSource="recorded"),
+            user("summary", rowSource="local", isCompactSummary=True),
+            user("<local-command-stdout>Compacted</local-command-stdout>", rowSource="local"),
+            user("and the leap-year case", rowSource="local"),
+        ]
+    )
+    assert scan.goal_prompts() == [
+        ("first prompt", Prompt("Fix the date parser", 1)),
+        ("latest prompt (of 2)", Prompt("and the leap-year case", 7)),
+    ]
+    # Without rowSource (2.1.331 and older) the old heuristics decide, as before.
+    legacy = feed([user("Continue with the migration plan from the ticket")])
+    assert legacy.goal_prompts() == [
+        ("prompt", Prompt("Continue with the migration plan from the ticket", 1))
+    ]
+
+
+def test_decide_output_names_only_the_recorded_decision() -> None:
+    command = {"command": "ccstate decide 'Drop D3 tabs' --decision x --supersedes D3"}
+    out = "Recorded D9 (DECISIONS.md): Drop D3 tabs\nD3 is now superseded by D9\n"
+    scan = feed([use("Bash", command, "t1"), result("t1", out)])
+    assert scan.added == {"D9": 2}
+
+
 def test_a_subagent_transcript_falls_back_to_its_task_prompt() -> None:
     scan = feed([user("Explore the parser", isSidechain=True), user("second", isSidechain=True)])
     assert scan.goal_prompts() == [("prompt", Prompt("Explore the parser", 1))]

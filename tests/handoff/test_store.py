@@ -213,7 +213,8 @@ def test_notes_lead_the_handoff_and_the_capsule(git_project: Path, tmp_path: Pat
 
 def test_capsule_without_handoff(git_project: Path) -> None:
     assert capsule(git_project) == [
-        "- handoff: none yet (written to .ccstate/ at compaction and session end)"
+        "- handoff: none yet (written to .ccstate/ at compaction, and at session end unless "
+        "the session only read and talked)"
     ]
 
 
@@ -320,7 +321,8 @@ def test_a_damaged_index_neither_breaks_the_capsule_nor_loses_the_next_write(
     base.mkdir(parents=True)
     (base / "index.json").write_text('{"seq": 3, "sessions": {"x": {"seq": "three"}, "y": 7}}')
     assert capsule(git_project) == [
-        "- handoff: none yet (written to .ccstate/ at compaction and session end)"
+        "- handoff: none yet (written to .ccstate/ at compaction, and at session end unless "
+        "the session only read and talked)"
     ]
     (base / "index.json").write_text("{not json")
     assert write(git_project, transcript_in(git_project, tmp_path)).written

@@ -17,7 +17,8 @@ def capsule(project: Path, source: str = "startup") -> str:
 def test_capsule_golden(git_project: Path) -> None:
     assert capsule(git_project) == (
         "[ccstate] project state for project\n"
-        "- handoff: none yet (written to .ccstate/ at compaction and session end)\n"
+        "- handoff: none yet (written to .ccstate/ at compaction, and at session end unless "
+        "the session only read and talked)\n"
         "- decisions: none recorded yet"
     )
 

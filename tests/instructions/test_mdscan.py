@@ -68,6 +68,24 @@ def test_content_as_loaded_drops_frontmatter_and_comment_blocks_only() -> None:
     assert mdscan.content_as_loaded(text) == "# T\n\nkeep <!-- inline --> me\n"
 
 
+# Link reference definitions in a file with an HTML comment block. Claude Code 2.1.328 and
+# 2.1.329 drop them from what they send; 2.1.330 fixed that, and ccstate prices what the fixed
+# versions send (tests/e2e/test_lint.py checks both versions against the real CLI).
+LINK_REFS = (
+    "# P\n\n<!-- a comment -->\n\nSee [the docs][docs] and [api].\n\n"
+    '[docs]: https://example.org/docs\n[api]: ./docs/api.md "API"\n\nEnd.\n'
+)
+
+
+def test_content_as_loaded_keeps_link_reference_definitions_beside_comment_blocks() -> None:
+    assert mdscan.content_as_loaded(LINK_REFS) == (
+        "# P\n\nSee [the docs][docs] and [api].\n\n"
+        '[docs]: https://example.org/docs\n[api]: ./docs/api.md "API"\n\nEnd.\n'
+    )
+    glued = "# P\n\n<!-- note -->\n[x]: http://x.org\n\nText [x].\n"
+    assert mdscan.content_as_loaded(glued) == "# P\n\n[x]: http://x.org\n\nText [x].\n"
+
+
 @pytest.mark.parametrize(
     ("frontmatter", "globs"),
     [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,14 +17,16 @@ from ccstate.cli import cli
 from ccstate.report import page, pricing, timeline, usage
 from ccstate.report import summary as report
 from helpers import FIXTURES as FIXTURE_ROOT
-from helpers import REPO
 
 FIXTURES = FIXTURE_ROOT / "transcripts"
 CASE = FIXTURES / "audit_classes.jsonl"
 CALLS = 13  # main-thread calls of the fixture
 SOURCES = ["system", "conversation", "tool:Bash", "tool:?"]  # "?": a result of no tool_use
 REBUILDS = 7
-ARTIFACTS = Path(os.environ.get("CCSTATE_TEST_ARTIFACTS") or REPO / ".artifacts")
+ARTIFACTS = Path(
+    os.environ.get("CCSTATE_TEST_ARTIFACTS")
+    or Path(tempfile.gettempdir()) / "ccstate-test-artifacts"
+)
 REQUIRED = os.environ.get("CCSTATE_E2E_REQUIRED") == "1"  # CI: a missing browser fails
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")

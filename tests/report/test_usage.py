@@ -306,6 +306,10 @@ def test_default_is_this_projects_folder_under_claude_projects(
     assert code == 0 and json.loads(out)["sessions"][0]["session_id"] == "s1"
     code, out, _ = invoke("report", "--all", "--csv")
     assert code == 0 and out.splitlines()[1].startswith("s1,")
+    long = "5e55104e-0000-4000-8000-00000000c0de"
+    (folder / f"{long}.jsonl").write_text((FIXTURES / "split_message.jsonl").read_text())
+    code, out, _ = invoke("report", "--session", long[:8], "--json")  # as ccstate prints it
+    assert code == 0 and json.loads(out)["sessions"][0]["session_id"] == long
 
 
 def test_errors_are_one_line(isolated_home: Path, git_project: Path) -> None:

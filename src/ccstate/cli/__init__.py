@@ -28,6 +28,14 @@ class ExitStatus(enum.IntEnum):
     UNEXPECTED = 3  # a bug: traceback logged, one line printed
 
 
+class InputError(click.UsageError):
+    """A bad option value in one line, `Error: <option>: <what is wrong>; <fix>`, exit 2 as
+    click's usage errors: no usage block, the line names the option and says what to do."""
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
+
+
 def handle_errors(func: F) -> F:
     """Turn CcstateError into click's one-line `Error: …` and exit 1."""
 
@@ -41,11 +49,20 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _existing_dir(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """-C must name a directory that exists: a typo must not grow a project tree."""
+    if value is None or value.is_dir():
+        return value
+    what = "is not a directory" if value.exists() else "does not exist"
+    raise InputError(f"--project/-C: {value} {what}; pass the project's directory")
+
+
 def project_option(func: F) -> F:
     return click.option(
         "--project",
         "-C",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=click.Path(path_type=Path),
+        callback=_existing_dir,
         default=None,
         help="Project directory (default: nearest parent with .ccstate.yaml or .git).",
     )(func)
@@ -55,9 +72,34 @@ _resolved: list[Path] = []  # the project the running command resolved (for the 
 
 
 def resolve_project(project: Path | None) -> Path:
+    """The project root for `project` (default: the cwd); warns once about unknown config keys."""
     root = paths.find_project_root(project or Path.cwd())
     _resolved[:] = [root]
+    warn_config(root)
     return root
+
+
+_warned: set[Path] = set()
+
+
+def warn_config(root: Path) -> None:
+    """`warning: .ccstate.yaml: unknown key 'x' is ignored` on stderr, once per process.
+
+    A config that does not load is left to the commands that read it (they fail with
+    the file, key and fix) and to `doctor`; commands that do not need it still run.
+    """
+    from ccstate import config
+    from ccstate.errors import ConfigError
+
+    if root in _warned:
+        return
+    _warned.add(root)
+    try:
+        warnings = config.load_cached(root).warnings
+    except ConfigError:
+        return
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 # command name -> module in ccstate.cli that registers it on `cli` when imported. Commands
@@ -110,7 +152,7 @@ def error_handler() -> Iterator[None]:
     except Exception as exc:
         import traceback
 
-        project = _resolved[0] if _resolved else resolve_project(None)  # honours -C
+        project = _resolved[0] if _resolved else paths.find_project_root(Path.cwd())  # -C
         log = paths.state_dir(project) / "logs" / "cli.log"
         with contextlib.suppress(OSError):
             from ccstate import store
@@ -164,6 +206,7 @@ def load_all_commands() -> None:
 
 
 __all__ = [
+    "InputError",
     "cli",
     "echo_json",
     "handle_errors",
@@ -171,4 +214,6 @@ __all__ = [
     "main",
     "project_option",
     "request_fast_exit",
+    "resolve_project",
+    "warn_config",
 ]

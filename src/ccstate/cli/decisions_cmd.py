@@ -12,7 +12,14 @@ from typing import Any, TypeVar
 import click
 
 from ccstate import paths
-from ccstate.cli import cli, echo_json, handle_errors, project_option, resolve_project
+from ccstate.cli import (
+    InputError,
+    cli,
+    echo_json,
+    handle_errors,
+    project_option,
+    resolve_project,
+)
 from ccstate.decisions import edit as decisions_edit
 from ccstate.decisions import lint as decisions_lint
 from ccstate.decisions import log as decisions
@@ -44,7 +51,8 @@ def _root(project: Path | None) -> Path:
     return resolve_project(project or inherited)
 
 
-def _date(value: str | None) -> str:
+def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+    """Callback: --date as YYYY-MM-DD (default: today); a bad one names the option."""
     if value is None:
         return datetime.date.today().isoformat()
     try:
@@ -52,7 +60,7 @@ def _date(value: str | None) -> str:
             return datetime.date.fromisoformat(value).isoformat()
     except ValueError:
         pass
-    raise click.BadParameter(f"{value!r} is not a date; use YYYY-MM-DD, e.g. 2026-03-01")
+    raise InputError(f"--date: {value!r} is not a date; use YYYY-MM-DD, e.g. 2026-03-01")
 
 
 @cli.command(name="decide")
@@ -67,7 +75,7 @@ def _date(value: str | None) -> str:
     callback=_to_id,
     help="An active decision this one replaces (repeatable).",
 )
-@click.option("--date", default=None, help="YYYY-MM-DD (default: today).")
+@click.option("--date", default=None, callback=_date, help="YYYY-MM-DD (default: today).")
 @project_option
 @handle_errors
 def decide_cmd(
@@ -76,10 +84,10 @@ def decide_cmd(
     context: str,
     consequences: str,
     supersedes: tuple[int, ...],
-    date: str | None,
+    date: str,
     project: Path | None,
 ) -> None:
-    """Record a decision in DECISIONS.md (created when absent) and print its new ID.
+    """Record a decision in DECISIONS.md (created when absent); print its ID, title and file.
 
     IDs are never reused, also with several writers at once. --supersedes marks the
     replaced decision 'superseded by' the new one.
@@ -96,12 +104,22 @@ def decide_cmd(
         paths.state_dir(root),
         title,
         text,
-        date=_date(date),
+        date=date,
         context=context,
         consequences=consequences,
         supersedes=supersedes,
     )
-    click.echo(made.id)
+    click.echo(f"Recorded {made.id} ({_shown(paths.decisions_path(root))}): {made.title}")
+    for old in made.supersedes:
+        click.echo(f"D{old} is now superseded by {made.id}")
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the working directory when inside it, else absolute."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 @cli.group(name="decisions", invoke_without_command=True)

@@ -29,9 +29,10 @@ def doctor_cmd(project: Path | None) -> None:
 
 
 def _render_checks(root: Path, checks: list[doctor.Check]) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from ccstate.cli import tables
 
     style = {"ok": "green", "info": "cyan", "warn": "yellow", "fail": "bold red"}
     table = Table(title=Text(f"ccstate doctor: {root}"), show_lines=False)
@@ -41,8 +42,8 @@ def _render_checks(root: Path, checks: list[doctor.Check]) -> None:
     for check in checks:
         level = Text(check.level, style=style[check.level])
         table.add_row(check.name, level, Text(check.message))  # a message can hold "[...]"
-    console = Console()
-    console.print(table)
+    console = tables.make_console()
+    tables.print_table(console, table)
     failed = sum(check.level == "fail" for check in checks)
     console.print(
         f"[bold red]{failed} check(s) failed[/]" if failed else "[green]all checks passed[/]"

@@ -20,7 +20,8 @@ _session_option = click.option(
     "--session",
     "session",
     default=None,
-    help=f"Session id (default: ${SESSION_ENV} inside Claude Code, else the newest handoff).",
+    help=f"Session id or its start, e.g. 1a2b3c4d (default: ${SESSION_ENV} inside Claude "
+    "Code, else the newest handoff).",
 )
 
 
@@ -61,6 +62,7 @@ def write_cmd(transcript: Path | None, session: str | None, project: Path | None
     if transcript is None:
         session = session or os.environ.get(SESSION_ENV)
         transcript = find_transcript(root, session)
+        session = transcript.stem if session else None
     result = handoff_store.write_handoff(
         root,
         state,
@@ -118,7 +120,7 @@ def show_cmd(session: str | None, as_list: bool, as_json: bool, project: Path | 
     state = paths.state_dir(root)
     index = handoff.read_index(state)
     if as_list:
-        _print_list(index, as_json)
+        _print_list(index, as_json, state, root)
         return
     chosen = _session(state, root, session)
     entry = index["sessions"].get(chosen)
@@ -135,10 +137,17 @@ def show_cmd(session: str | None, as_list: bool, as_json: bool, project: Path | 
         raise CcstateError(msg) from exc
 
 
-def _print_list(index: dict[str, Any], as_json: bool) -> None:
+def _print_list(index: dict[str, Any], as_json: bool, state: Path, root: Path) -> None:
     entries = sorted(index["sessions"].values(), key=lambda e: -int(e.get("seq", 0)))
     if as_json:
         echo_json(entries)
+        return
+    if not entries:
+        where = _shown(Path(handoff.handoff_dir(state)), root)
+        click.echo(
+            f"No handoffs in {where} yet: one is written {handoff.WRITTEN_WHEN}; "
+            "'ccstate handoff write' writes one now"
+        )
         return
     for e in entries:
         where = e.get("branch") or "(detached)"
@@ -147,9 +156,10 @@ def _print_list(index: dict[str, Any], as_json: bool) -> None:
 
 
 def _session(state: Path, root: Path, session: str | None) -> str:
-    """The given session, else the newest handoff on the current branch."""
+    """The given session (or the one known session it is the start of), else the newest
+    handoff on the current branch."""
     if session:
-        return session
+        return handoff.match_known(state, session)
     from ccstate import gitinfo
 
     head = gitinfo.read_head(root)
@@ -168,10 +178,14 @@ def find_transcript(root: Path, session: str | None) -> Path:
         paths.user_claude_dir() / "projects" / paths.project_slug(where)
         for where in dict.fromkeys((str(root), str(Path.cwd().resolve())))
     ]
-    for folder in folders:
-        if session and (folder / f"{session}.jsonl").is_file():
-            return folder / f"{session}.jsonl"
-    if not session:
+    if session:  # a full id, or its start as ccstate prints it
+        from ccstate import transcript
+
+        candidates = [p for d in folders if d.is_dir() for p in d.glob("*.jsonl")]
+        found = transcript.session_transcripts(session, candidates)
+        if found:
+            return found[0]
+    else:
         found = [p for folder in folders if folder.is_dir() for p in folder.glob("*.jsonl")]
         if found:
             return max(found, key=lambda p: (p.stat().st_mtime, p.name))

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ccstate import config, paths, tokens
-from ccstate.cli import cli, echo_json, handle_errors, resolve_project
+from ccstate.cli import cli, echo_json, handle_errors, resolve_project, warn_config
 from ccstate.instructions import cache as claude_md_cache
 from ccstate.instructions import lint as claude_md
 from ccstate.instructions import split
@@ -67,10 +67,13 @@ def _project(path: Path | None) -> Path:
         return resolve_project(None)
     path = path.resolve()
     if path.is_dir():
-        return path
-    if path.name in ("CLAUDE.md", "CLAUDE.local.md"):
-        return path.parent.parent if path.parent.name == ".claude" else path.parent
-    return resolve_project(path.parent)
+        root = path
+    elif path.name in ("CLAUDE.md", "CLAUDE.local.md"):
+        root = path.parent.parent if path.parent.name == ".claude" else path.parent
+    else:
+        return resolve_project(path.parent)
+    warn_config(root)
+    return root
 
 
 def _lint(root: Path, settings: config.Config) -> claude_md.Report:
@@ -78,11 +81,12 @@ def _lint(root: Path, settings: config.Config) -> claude_md.Report:
 
 
 def _render(report: claude_md.Report, fixed: list[split.Change], before: int | None) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console()
+    from ccstate.cli import tables
+
+    console = tables.make_console()
     files = Table(title="Loaded into every session before the first prompt", title_justify="left")
     for name, justify in (("file", "left"), ("kind", "left"), ("lines", "right")):
         files.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -94,7 +98,7 @@ def _render(report: claude_md.Report, fixed: list[split.Change], before: int | N
         files.add_row(Text(show(f.path)), f.kind, str(f.lines), f"{n:,}", Text(via))
     files.add_section()
     files.add_row("total", "", "", f"{report.total_tokens:,}", "")
-    console.print(files)
+    tables.print_table(console, files)
     console.print(f"tokens: {report.tokenizer}")
     if not report.files:
         console.print("no CLAUDE.md, rules or imports here: nothing loads before the first prompt")

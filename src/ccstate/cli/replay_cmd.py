@@ -80,9 +80,10 @@ COLUMNS = (
 
 
 def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from ccstate.cli import tables
 
     table = Table(title="ccstate replay: the read ledger over recorded sessions")
     table.add_column("transcript", overflow="fold")
@@ -91,8 +92,8 @@ def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
     for report in reports:
         table.add_row(Text(report.path.name), *_cells(report.totals))
     table.add_row("TOTAL", *_cells(total), style="bold")
-    console = Console()
-    console.print(table)
+    console = tables.make_console()
+    tables.print_table(console, table)
     share = total.chars_saved / total.read_chars if total.read_chars else 0.0
     unit = "tiktoken cl100k_base" if total.tokens_exact else "estimated as chars/4"
     console.print(
@@ -127,9 +128,10 @@ DIGEST_COLUMNS = ("results", "digests", "chars kept out", "tokens", "token-turns
 
 
 def _render_digests(total: replay.Totals, digests: outputs_replay.DigestTotals) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    from ccstate.cli import tables
 
     table = Table(title="tool-output digests (over outputs.min_chars, errors excluded)")
     table.add_column("tool")
@@ -138,8 +140,8 @@ def _render_digests(total: replay.Totals, digests: outputs_replay.DigestTotals) 
     for name, one in sorted(digests.tools.items()):
         table.add_row(Text(name), *_digest_cells(one))
     table.add_row("TOTAL", *_digest_cells(digests.total), style="bold")
-    console = Console()
-    console.print(table)
+    console = tables.make_console()
+    tables.print_table(console, table)
     kept_out = digests.total.token_turns_saved + total.shell_token_turns_saved
     ratio = kept_out / total.token_turns_saved if total.token_turns_saved else 0.0
     console.print(

@@ -12,10 +12,27 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ccstate.cli import cli, handle_errors, project_option, request_fast_exit, resolve_project
+from ccstate.cli import (
+    InputError,
+    cli,
+    handle_errors,
+    project_option,
+    request_fast_exit,
+    resolve_project,
+)
 
 if TYPE_CHECKING:
     from ccstate.report import pricing
+
+
+def _pricing_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Callback: --pricing names a file that exists (a miss must blame the flag, not config)."""
+    if value is None or value.is_file():
+        return value
+    what = "is a directory" if value.is_dir() else "does not exist"
+    raise InputError(
+        f"--pricing: {value} {what}; pass a pricing JSON file (format: docs/REPORT.md#cost)"
+    )
 
 
 @cli.command(name="report")
@@ -28,7 +45,8 @@ if TYPE_CHECKING:
 @click.option(
     "--pricing",
     "pricing_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
+    callback=_pricing_file,
     help="Pricing JSON over the built-in table (default: report.pricing in config).",
 )
 @click.option("--top", default=10, show_default=True, help="Re-read files and rebuilds to list.")
@@ -154,11 +172,11 @@ def _audit_output(result: Any, rebuilds: bool, as_json: bool, as_csv: bool) -> N
     elif as_csv:
         csv.writer(sys.stdout, lineterminator="\n").writerows(audit.csv_rows(rows))
     elif rebuilds:
-        from ccstate.cli import report_render
+        from ccstate.cli import report_render, tables
 
         console = report_render.make_console()
-        console.print(report_render.rebuild_classes_table(result.total))
-        console.print(report_render.rebuilds_table(result, None))
+        tables.print_table(console, report_render.rebuild_classes_table(result.total))
+        tables.print_table(console, report_render.rebuilds_table(result, None))
     else:
         click.echo(
             advice.advice_text(result.total.ttl)

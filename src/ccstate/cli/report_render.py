@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ccstate.cli import tables
 from ccstate.report import advice, audit, hooktax
 from ccstate.report import summary as report
 from ccstate.report.summary import Report, Scope, Tokens, est_tokens
@@ -15,7 +16,6 @@ from ccstate.report.summary import Report, Scope, Tokens, est_tokens
 _NUM = {"justify": "right", "no_wrap": True}
 
 
-WIDTH_WHEN_PIPED = 140
 TOOLS_SHOWN = 12
 
 
@@ -32,32 +32,29 @@ def render(result: Report, top: int, console: Console | None = None) -> None:
             f"{result.records:,} records; prices of {p.date} ({p.origin})",
         )
     )
-    console.print(_sessions_table(result))
-    console.print(_models_table(result.total))
-    console.print(_composition_table(result.total))
+    tables.print_table(console, _sessions_table(result))
+    tables.print_table(console, _models_table(result.total))
+    tables.print_table(console, _composition_table(result.total))
     rereads = _rereads_table(result.total, top)
     if rereads is not None:
-        console.print(rereads)
+        tables.print_table(console, rereads)
     compactions = _compactions_table(result)
     if compactions is not None:
-        console.print(compactions)
-    console.print(_ccstate_table(result.total))
-    console.print(rebuild_classes_table(result.total))
+        tables.print_table(console, compactions)
+    tables.print_table(console, _ccstate_table(result.total))
+    tables.print_table(console, rebuild_classes_table(result.total))
     if result.total.cache_audit.count:
-        console.print(rebuilds_table(result, top))
+        tables.print_table(console, rebuilds_table(result, top))
     console.print(advice.advice_text(result.total.ttl))
     hooks = hooks_table(result.total)
     if hooks is not None:
-        console.print(hooks)
+        tables.print_table(console, hooks)
     for note in _notes(result):
         console.print(note, style="dim")
 
 
 def make_console() -> Console:
-    console = Console(highlight=False, markup=False, emoji=False)
-    if not console.is_terminal:
-        console = Console(highlight=False, markup=False, emoji=False, width=WIDTH_WHEN_PIPED)
-    return console
+    return tables.make_console(highlight=False, markup=False, emoji=False)
 
 
 def rebuild_classes_table(scope: Scope) -> Table:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from ccstate.config import Config
 
-    Status = Literal["active", "superseded", "reverted"]
+    Status = Literal["active", "superseded", "reverted", "unknown"]
     Level = Literal["error", "warning"]
 
 
@@ -48,7 +48,11 @@ CONFLICT = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
 
 
 class Decision(Record):
-    """One entry's content; `number` is 0 when its heading carries no valid ID."""
+    """One entry's content; `number` is 0 when its heading carries no valid ID.
+
+    A `- Status:` that is not one of STATUSES gives status "unknown" (never "active": an
+    entry whose state nobody can tell is not listed as in force); `raw_status` keeps it.
+    """
 
     __slots__ = (
         "consequences",
@@ -57,6 +61,7 @@ class Decision(Record):
         "decision",
         "extra",
         "number",
+        "raw_status",
         "status",
         "superseded_by",
         "supersedes",
@@ -72,6 +77,7 @@ class Decision(Record):
     decision: str
     consequences: str
     extra: tuple[tuple[str, str], ...]
+    raw_status: str
 
     def __init__(
         self,
@@ -85,6 +91,7 @@ class Decision(Record):
         decision: str = "",
         consequences: str = "",
         extra: tuple[tuple[str, str], ...] = (),
+        raw_status: str = "",
     ) -> None:
         self._init(
             number=number,
@@ -97,6 +104,7 @@ class Decision(Record):
             decision=decision,
             consequences=consequences,
             extra=extra,
+            raw_status=raw_status,
         )
 
     @property
@@ -105,6 +113,8 @@ class Decision(Record):
 
     @property
     def status_text(self) -> str:
+        if self.status == "unknown":
+            return f"{self.raw_status!r} (not a status)"
         return f"superseded by D{self.superseded_by}" if self.superseded_by else self.status
 
     def to_json(self) -> dict[str, object]:
@@ -351,6 +361,7 @@ def _build(
             )
         )
     elif match is None:
+        status = "unknown"
         message = f"status {raw_status!r} in {heading} is not one of: " + STATUSES
         problems.append(Problem(field_lines["status"] + 1, "error", message))
     elif match.group(2):
@@ -375,18 +386,32 @@ def _build(
         decision=text.get("Decision", ""),
         consequences=text.get("Consequences", ""),
         extra=tuple(extra),
+        raw_status=(raw_status or "") if status == "unknown" else "",
     )
     return decision, problems
 
 
 def require_clean(log: Log, path: Path) -> None:
-    """CcstateError naming the first line with an error; writers call this first."""
-    for problem in log.problems:
-        if problem.level == "error":
-            raise CcstateError(
-                f"{path}:{problem.line}: {problem.message}; then rerun "
-                "(`ccstate decisions lint` lists every problem)"
-            )
+    """CcstateError naming the first line with an error; writers call this first.
+
+    When `lint --fix` cannot repair every error, the first one it cannot repair is named
+    (with "edit it by hand"), so the message never sends the user to a fix that refuses.
+    """
+    errors = [p for p in log.problems if p.level == "error"]
+    if not errors:
+        return
+    by_hand = [p for p in errors if not p.fixable]
+    first = by_hand[0] if by_hand else errors[0]
+    fix = (
+        "edit it by hand ('ccstate decisions lint --fix' cannot), then rerun"
+        if by_hand
+        else ("then rerun")
+    )
+    more = f"; {len(errors) - 1} more error(s)" if len(errors) > 1 else ""
+    raise CcstateError(
+        f"{path}:{first.line}: {first.message}; {fix}{more} "
+        "(`ccstate decisions lint` lists every problem)"
+    )
 
 
 # --------------------------------------------------------------------------- render

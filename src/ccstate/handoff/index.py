@@ -32,7 +32,10 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 HANDOFF_DIR = "handoff"
 DAY = 86_400
-NONE_YET = "- handoff: none yet (written to {state}/ at compaction and session end)"
+# When a handoff is written (handoff/store.py `persist`, `skip_trivial`): said the same way
+# by the capsule, `ccstate handoff show --list` and the SessionEnd heartbeat.
+WRITTEN_WHEN = "at compaction, and at session end unless the session only read and talked"
+NONE_YET = "- handoff: none yet (written to {state}/ " + WRITTEN_WHEN + ")"
 RESUMING = ("compact", "resume")  # these sources continue a session: prefer its own handoff
 
 
@@ -97,6 +100,24 @@ def choose(
     on_branch = [e for e in entries if e.get("branch") == branch]
     pool = on_branch or entries
     return max(pool, key=lambda e: int(e["seq"])) if pool else None
+
+
+def known_sessions(state: str | os.PathLike[str]) -> set[str]:
+    """Sessions this project has seen: those with a handoff or a start record."""
+    known = set(read_index(state)["sessions"])
+    try:
+        names = os.listdir(os.path.join(handoff_dir(state), "starts"))
+    except OSError:
+        names = []
+    return known | {n[: -len(".json")] for n in names if n.endswith(".json")}
+
+
+def match_known(state: str | os.PathLike[str], given: str) -> str:
+    """The full id of the known session `given` starts (CcstateError when several); `given`
+    itself when it matches none (a session that has neither handoff nor start record)."""
+    from ccstate import transcript
+
+    return transcript.match_session(given, known_sessions(state)) or given
 
 
 def valid_entry(entry: Any) -> bool:

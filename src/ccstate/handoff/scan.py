@@ -39,6 +39,8 @@ _VERIFY = re.compile(
 )
 _COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.*)$", re.M)
 _DECISION_ID = re.compile(r"\bD(\d{1,4})\b")
+# What `ccstate decide` prints: "Recorded D7 (DECISIONS.md): <title>"; before #13 just "D7".
+_RECORDED = re.compile(r"^Recorded D(\d{1,4}) \(|^D(\d{1,4})$", re.M)
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 _COMMAND = re.compile(
     r"<command-name>/?([^<]*)</command-name>.*?(?:<command-args>(.*?)</command-args>|$)", re.S
@@ -237,8 +239,8 @@ class Scan:
             for match in _COMMIT_LINE.finditer(text):
                 self.commits.setdefault(match.group(2), (match.group(3), line))
         if "ccstate decide" in command and not failed:
-            for number in _DECISION_ID.findall(text[:500]):
-                self.added.setdefault(f"D{number}", line)
+            for match in _RECORDED.finditer(text[:500]):
+                self.added.setdefault(f"D{match.group(1) or match.group(2)}", line)
         if not _VERIFY.search(command[:500]):
             return
         background = isinstance(extra, dict) and bool(extra.get("backgroundTaskId"))
@@ -291,8 +293,12 @@ class Scan:
 
 
 def user_prompt(record: dict[str, Any], blocks: list[dict[str, Any]]) -> str:
-    """The prompt in a user record's text `blocks`; '' for meta records, compaction summaries
-    and what Claude Code shows only in the transcript."""
+    """The prompt in a user record's text `blocks`; '' for meta records, compaction summaries,
+    what Claude Code shows only in the transcript, and (2.1.332+) rows it did not get from the
+    user's keyboard."""
+    source = record.get("rowSource")  # Claude Code 2.1.332+: local | harness | hook | recorded
+    if isinstance(source, str) and source != "local":
+        return ""  # written by Claude Code, a hook or a replay: not what the user asked
     if record.get("isMeta") or record.get("isCompactSummary"):
         return ""
     if record.get("isVisibleInTranscriptOnly"):

@@ -138,7 +138,7 @@ def write_for_hook(
         project, state, config, transcript=transcript, event=event, now=now, session_id=session_id
     )
     if result.path is None:
-        return {"handoff": "skipped: nothing to hand off"}
+        return {"handoff": "skipped: the session only read and talked (nothing to hand off)"}
     return {
         "handoff": os.path.relpath(result.path, state),
         "written": result.written,

@@ -104,7 +104,10 @@ def content_as_loaded(text: str) -> str:
     """The text Claude Code sends for a file: no frontmatter, no block-level HTML comments.
 
     A comment block goes with the blank lines after it (as its HTML token does); a
-    comment inside a paragraph stays, as it does in Claude Code 2.1.328.
+    comment inside a paragraph stays, as it does in Claude Code 2.1.328. Link reference
+    definitions (`[id]: url`) stay, as Claude Code 2.1.330 and later send them; 2.1.328
+    and 2.1.329 drop them from a file that has a comment block (a bug 2.1.330 fixed), so
+    there ccstate prices those lines, a few tokens, that the model does not get.
     """
     _front, start = split_frontmatter(text)
     lines = text.split("\n")[start:]

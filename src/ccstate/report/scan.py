@@ -7,6 +7,7 @@ small ones in this process. No click or rich: the CLI passes its progress bar in
 from __future__ import annotations
 
 import functools
+import glob
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -56,10 +57,10 @@ def select_transcripts(
     projects = paths.user_claude_dir(environ) / "projects"
     if given:
         found = [f for g in given for f in (_in_dir(g) if g.is_dir() else _with_subagents(g))]
-    elif session_id:
-        found = [
-            f for m in sorted(projects.glob(f"*/{session_id}.jsonl")) for f in _with_subagents(m)
-        ]
+    elif session_id:  # a full id, or its start as ccstate prints it
+        pattern = f"*/{glob.escape(session_id)}*.jsonl"
+        mains = transcript.session_transcripts(session_id, projects.glob(pattern))
+        found = [f for m in mains for f in _with_subagents(m)]
         if not found:
             raise CcstateError(f"No transcript for session {session_id} under {projects}")
     elif all_projects:

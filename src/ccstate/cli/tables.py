@@ -1,0 +1,95 @@
+"""Rich tables that stay readable at any width, in a terminal or piped (rich imported here).
+
+Rich shrinks a table that is wider than the console by folding its flexible columns,
+down to nothing: at 80 columns `ccstate replay` printed no file names at all. So a
+table is printed as a table only when every column gets its full width (numbers,
+headers) and each flexible column at least FLEX_MIN characters; otherwise each row
+becomes a record: its first cell on a line, then `header value` pairs wrapped to the
+width. Piped output (a file, `less`, `grep`) is WIDTH_WHEN_PIPED wide unless $COLUMNS
+says otherwise, so it keeps one line per row.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+WIDTH_WHEN_PIPED = 140
+FLEX_MIN = 16  # a folded file name or session id narrower than this is not readable
+SEPARATOR = " · "
+
+
+def make_console(**kwargs: Any) -> Console:
+    """A Console; when piped and $COLUMNS is unset, WIDTH_WHEN_PIPED wide."""
+    console = Console(**kwargs)
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        console = Console(width=WIDTH_WHEN_PIPED, **kwargs)
+    return console
+
+
+def print_table(console: Console, table: Table) -> None:
+    """The table if it fits the console's width, else the same cells as stacked records."""
+    if needed_width(table) <= console.width:
+        console.print(table)
+    else:
+        print_records(console, table)
+
+
+def needed_width(table: Table) -> int:
+    """Columns at full width (flexible ones at FLEX_MIN or less), padding and borders."""
+    total = 0
+    for column in table.columns:
+        full = max(_plain_width(cell) for cell in [column.header, *column.cells])
+        if column.max_width is not None:
+            full = min(full, column.max_width)
+        if not column.no_wrap:  # rich may wrap or fold it, but not below a readable width
+            full = min(full, max(FLEX_MIN, _plain_width(column.header)))
+        total += full + 2  # the default padding: one space either side
+    if table.box is not None:
+        total += len(table.columns) - 1 + (2 if table.show_edge else 0)
+    return total
+
+
+def print_records(console: Console, table: Table) -> None:
+    """Each row as `first cell` then indented `header value` pairs, wrapped to the width."""
+    if table.title:
+        console.print(_text(table.title), style="italic")
+    headers = [_plain(column.header) for column in table.columns]
+    columns = [list(column.cells) for column in table.columns]
+    for index, row in enumerate(table.rows):
+        cells = [_plain(column[index]) if index < len(column) else "" for column in columns]
+        console.print(Text(cells[0] or "-", style=row.style or ""))
+        pairs = [f"{h} {c}" for h, c in zip(headers[1:], cells[1:], strict=True) if c.strip()]
+        for line in _pack(pairs, console.width - 2):
+            console.print(Text("  " + line, style=row.style or ""))
+
+
+def _pack(pairs: Iterable[str], width: int) -> list[str]:
+    """Greedy lines of pairs joined by SEPARATOR; a pair never splits across lines."""
+    lines: list[str] = []
+    for pair in pairs:
+        if lines and len(lines[-1]) + len(SEPARATOR) + len(pair) <= width:
+            lines[-1] += SEPARATOR + pair
+        else:
+            lines.append(pair)
+    return lines
+
+
+def _plain(cell: Any) -> str:
+    if isinstance(cell, Text):
+        return cell.plain
+    return str(cell) if cell is not None else ""
+
+
+def _text(cell: Any) -> Text:
+    return cell if isinstance(cell, Text) else Text(str(cell))
+
+
+def _plain_width(cell: Any) -> int:
+    lines = _plain(cell).splitlines() or [""]
+    return max(Text(line).cell_len for line in lines)
