@@ -172,3 +172,17 @@ class file_lock:  # used like a function: `with file_lock(path):`
 
     def _timeout_message(self) -> str:
         return f"{self.lock_path}: still locked after {self.timeout:g}s"
+
+
+def file_stamp(path: StrPath) -> list[int] | None:
+    """[inode, size, mtime_ns, ctime_ns] of `path`, None when it is absent or unreadable.
+
+    What a cache of something derived from one file is keyed by: an atomic replace (every
+    ccstate write, git checkout, most editors) gives a new inode, an in-place write a new
+    mtime and ctime, so any change shows with one stat.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
