@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ccstate import capsule
-from ccstate.decisions import log as decisions
+from ccstate.decisions import capsule as decisions
 from ccstate.handoff import index as handoff
 from ccstate.hookio import HookInput, HookResult
 from ccstate.hooks import HookEnv
@@ -14,21 +14,16 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
     _ledger_epoch(inp, env)  # first: forgetting must not depend on anything else
     notice = _venv_notice(env)
     if env.config.get("handoff.enabled"):
-        handoff.record_start(env.project_dir, env.state_dir, inp.session_id)
+        handoff.record_start(env.project, env.state, inp.session_id)
     if not env.config.get("capsule.enabled"):
         return HookResult(system_message=notice or None, detail={"source": inp.source})
-    sections = [
+    sections = [  # each from a cache keyed by file stamps: flat however long the history
         _ledger_section(inp, env),
         handoff.capsule_section(
-            env.project_dir,
-            env.state_dir,
-            env.config,
-            inp.source,
-            session_id=inp.session_id,
-            now=env.now,
+            env.project, env.state, env.config, inp.source, session_id=inp.session_id, now=env.now
         ),
-        decisions.capsule_section(env.project_dir, env.config),
-        instructions_status.capsule_section(env.project_dir, env.state_dir, env.config),
+        decisions.capsule_section(env.project, env.state, env.config),
+        instructions_status.capsule_section(env.project, env.state, env.config),
     ]
     budget = int(env.config.get("capsule.budget_tokens"))
     text = capsule.render_capsule(env.project_dir.name, sections, budget)

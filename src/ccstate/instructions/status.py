@@ -15,10 +15,10 @@ from ccstate.instructions import lint as claude_md
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
     from typing import Any
 
     from ccstate.config import Config
+    from ccstate.store import StrPath
 
 
 def summary(project: str, state: str, config: Config, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -31,7 +31,7 @@ def summary(project: str, state: str, config: Config, environ: Mapping[str, str]
     )
 
 
-def capsule_section(project: Path, state: Path, config: Config) -> list[str]:
+def capsule_section(project: StrPath, state: StrPath, config: Config) -> list[str]:
     """At most one capsule line about lint errors."""
     found = summary(os.fspath(project), os.fspath(state), config, os.environ)
     if not found["errors"]:
