@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -265,28 +264,46 @@ def clean_cases() -> list[Path]:
     return [p for p in found if not decisions.parse_log(p.read_text()).problems]
 
 
-@pytest.mark.parametrize("case", clean_cases(), ids=lambda p: f"{p.parent.name}/{p.name}")
+VARIANTS = {  # name -> (text, appended without a parse?)
+    "trailing blank and whitespace lines": (CANONICAL + "\n\n   \n\t\n", True),
+    "no final newline": (CANONICAL.rstrip("\n"), True),
+    "trailing spaces on the last line": (CANONICAL.rstrip("\n") + "   \n", True),
+    "CRLF line ends": (CANONICAL.replace("\n", "\r\n"), True),
+    "a form feed (another line break for splitlines)": (
+        CANONICAL.replace("Handoffs are machine-local", "Handoffs are\x0cmachine-local"),
+        False,
+    ),
+}
+
+
+def cases() -> list[tuple[str, str, bool]]:
+    found = [(f"{p.parent.name}/{p.name}", p.read_text(), True) for p in clean_cases()]
+    return found + [(name, text, fast) for name, (text, fast) in VARIANTS.items()]
+
+
+@pytest.mark.parametrize(("name", "text", "fast"), cases(), ids=[c[0] for c in cases()])
 def test_decide_appends_from_the_cache_exactly_what_a_parse_would(
-    case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, text: str, fast: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cached, parsed = tmp_path / "cached", tmp_path / "parsed"
     for root in (cached, parsed):
         (root / ".git").mkdir(parents=True)
-        shutil.copyfile(case, root / "DECISIONS.md")
-    record(parsed, "Keep the cache small")  # no summary yet: parses
-    record(cached, "Warm up")  # parses, and caches the summary of what it wrote
-    (cached / "DECISIONS.md").write_text((parsed / "DECISIONS.md").read_text())  # same start
-    section(cached)  # ... summarised by SessionStart
+        (root / "DECISIONS.md").write_bytes(text.encode())
+    if text.count("ccstate: next-id=") != 1:  # the first decide writes the one marker
+        for root in (cached, parsed):
+            record(root, "Warm up")
+    section(cached)  # SessionStart summarises the file
     with monkeypatch.context() as patch:
-        no_parsing(patch)
-        made = record(cached, "Second one")
-    expected = record(parsed, "Second one")
-    text = (cached / "DECISIONS.md").read_text()
+        if fast:
+            no_parsing(patch)
+        made = record(cached, "Second one", context="Line one\nline two")
+    expected = record(parsed, "Second one", context="Line one\nline two")
+    written = (cached / "DECISIONS.md").read_bytes()
     assert made == expected
-    assert text == (parsed / "DECISIONS.md").read_text()
+    assert written == (parsed / "DECISIONS.md").read_bytes()
     summary = capsule.read_cache(state(cached))
     assert summary is not None
-    assert summary["summary"] == capsule.summarize(decisions.parse_log(text))
+    assert summary["summary"] == capsule.summarize(decisions.parse_log(written.decode()))
     assert summary["stamp"] == capsule.store.file_stamp(cached / "DECISIONS.md")
 
 

@@ -113,6 +113,14 @@ def write_cache(
         return
 
 
+def digest(data: bytes) -> str:
+    """sha256 of the file's bytes (hashlib: OpenSSL is several times faster on a long log than
+    the builtin module the hooks use, and only writers and a cache miss get here)."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
 def remember(state: str | os.PathLike[str], path: str, text: str, summary: dict[str, Any]) -> None:
     """After a writer put `text` at `path`: cache its summary under the file's new stamp.
 
@@ -120,7 +128,7 @@ def remember(state: str | os.PathLike[str], path: str, text: str, summary: dict[
     stamp = store.file_stamp(path)
     data = text.encode("utf-8")
     if stamp is not None and stamp[1] == len(data):
-        write_cache(state, stamp, store.sha256_hex(data), summary)
+        write_cache(state, stamp, digest(data), summary)
 
 
 def capsule_section(
@@ -146,5 +154,5 @@ def capsule_section(
 
     summary = summarize(parse_log(text))
     if store.file_stamp(path) == stamp:  # unchanged while it was read: safe to key by `stamp`
-        write_cache(state, stamp, store.sha256_hex(data), summary)
+        write_cache(state, stamp, digest(data), summary)
     return capsule_lines(summary, limit)

@@ -8,6 +8,7 @@ concurrent writers get unique, monotonic IDs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -152,24 +153,31 @@ def _append_unparsed(
     state: Path, data: bytes | None, text: str, make: Callable[[int], Decision]
 ) -> tuple[str, Decision, dict[str, Any]] | None:
     """`text` with the entry `make(next ID)` added after the last line and the next-id marker
-    moved on, from the cached summary alone: the same edit a parse would make. None when the
-    cache does not vouch for exactly these bytes, the file has errors, or it has not exactly
-    one next-id marker (then the caller parses)."""
+    moved on, from the cached summary alone: the same text a parse and a `Patch` would give.
+    None when the cache does not vouch for exactly these bytes, the file has errors, not
+    exactly one next-id marker, or line breaks other than newlines (then the caller parses)."""
     cached = capsule.read_cache(state)
-    if data is None or cached is None or cached.get("sha") != store.sha256_hex(data):
+    if data is None or cached is None or cached.get("sha") != capsule.digest(data):
         return None
     summary = cached["summary"]
     marker = summary.get("marker")
-    lines = text.splitlines()
-    if summary.get("errors") or not isinstance(marker, int) or not 0 <= marker < len(lines):
+    if summary.get("errors") or not isinstance(marker, int) or _OTHER_BREAKS.search(text):
         return None
-    if not MARKER_RE.match(lines[marker]):
+    start = 0
+    for _ in range(marker):  # the marker sits in the preamble: a few lines down
+        start = text.find("\n", start) + 1
+        if not start:
+            return None
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    if not MARKER_RE.match(text[start:end]):
         return None
     number = int(summary["next_id"])
     made = make(number)
-    patch = Patch(lines)
-    patch.replace(marker, marker_line(number + 1))
-    append_entry(patch, made)
+    text = text[:start] + marker_line(number + 1) + text[end:]
+    last = text.find("\n", len(text.rstrip()))  # trailing blank lines go, as append_entry drops
+    kept = text if last < 0 else text[:last]
+    new_text = kept + "\n\n" + "\n".join(render_entry(made)) + "\n"
     listed = [[number, made.title], *summary["active"]][: capsule.MAX_LISTED]
     new_summary = {
         **summary,
@@ -178,7 +186,11 @@ def _append_unparsed(
         "decisions": summary["decisions"] + 1,
         "next_id": number + 1,
     }
-    return patch.text(), made, new_summary
+    return new_text, made, new_summary
+
+
+# str.splitlines breaks lines at these too; the parse-free append handles newlines only
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def new_decision(
