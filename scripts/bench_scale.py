@@ -302,17 +302,29 @@ def _history(blobs: int, decisions: int, handoffs: int) -> str:
     return ", ".join(p for p in parts if p)
 
 
+HISTORY_CONFIG = "dedupe:\n  store_max_mb: 4096\nhandoff:\n  keep_sessions: 1000\n"
+
+
 def history_project(root: Path, blobs: int, decisions: int, handoffs: int) -> Path:
     """A project with that much history; the config keeps it all (blobs under the cap)."""
-    config = "dedupe:\n  store_max_mb: 4096\nhandoff:\n  keep_sessions: 1000\n"
-    project = fx.git_project(root, config)
+    project = fx.git_project(root, HISTORY_CONFIG)
     if blobs:
         fx.write_blobs(project, blobs)
     if decisions:
         fx.write_decisions(project, decisions)
     if handoffs:
-        fx.write_handoffs(project, handoffs)
+        fx.copy_handoffs(handoff_template(root.parent, handoffs), project)
     return project
+
+
+def handoff_template(tmp: Path, count: int) -> Path:
+    """A project with `count` handoffs, written once per run and copied (same commit)."""
+    template = tmp / f"handoffs-{count}"
+    if not template.exists():
+        progress(f"start: writing {count:,} handoffs")
+        fx.git_project(template, HISTORY_CONFIG)
+        fx.write_handoffs(template, count)
+    return template
 
 
 def start_cmds(

@@ -23,6 +23,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -128,9 +129,12 @@ def ids_of(text: str) -> set[str]:
 
 
 def git_project(root: Path, config: str = "") -> Path:
-    """A git repository with one commit and, when given, this `.ccstate.yaml`."""
+    """A git repository with one commit and, when given, this `.ccstate.yaml` (the same
+    commit for the same config: the dates are fixed)."""
     root.mkdir(parents=True, exist_ok=True)
+    stamp = "2026-01-01T00:00:00Z"
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
     git = ["git", "-C", str(root), "-c", "user.name=Bench", "-c", "user.email=bench@example.org"]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True, env=env)
     (root / "README.md").write_text("# bench project\n", encoding="utf-8")
@@ -353,6 +357,12 @@ def write_handoffs(project: Path, count: int, first: int = 0) -> int:
         doc = handoff_doc.Handoff(meta, sections, handoff_doc.make_gist(draft))
         handoff_store.persist(state, cfg, doc, redactor)
     return os.path.getsize(handoff_index.index_path(state))
+
+
+def copy_handoffs(source: Path, target: Path) -> None:
+    """`source`'s handoffs (index, documents, progress log) into `target`'s state dir: cheaper
+    than writing them again (the index is rewritten at every write: quadratic)."""
+    shutil.copytree(source / ".ccstate" / "handoff", target / ".ccstate" / "handoff")
 
 
 def _git_head(project: Path) -> str:
