@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 
 from ccstate.instructions import cache
-from ccstate.instructions import lint as claude_md
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,6 +25,8 @@ def summary(project: str, state: str, config: Config, environ: Mapping[str, str]
     data = cache.read(state)
     if data is not None and cache.is_fresh(data, config):
         return data
+    from ccstate.instructions import lint as claude_md  # only when the cache is stale
+
     return cache.write(
         state, claude_md.lint(project, config, environ, claude_md.estimate, full=False)
     )
