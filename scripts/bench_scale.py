@@ -11,13 +11,16 @@ baseline's median (lower is better), next to #14's target, with the peak RSS of 
 sampled while the session grows, over `dedupe.store_max_mb`.
 
 Not a test: run it with the venv's interpreter (`ccstate` and `ccstate-hook` beside it) on a
-machine as idle as you can get; docs/BENCHMARKS.md quotes it. 50x takes minutes.
+machine as idle as you can get; docs/BENCHMARKS.md quotes it. 50x takes minutes. To measure
+another version, point CCSTATE_BENCH_ROOT at its tree (src/, hooks/, pyproject.toml).
 
 Example:
     .venv/bin/python scripts/bench_scale.py                   # every row, 1x/10x/50x
     .venv/bin/python scripts/bench_scale.py --quick           # smaller fixtures, 1x/10x
     .venv/bin/python scripts/bench_scale.py --rows start,plugin --runs 20 --json
     .venv/bin/python scripts/bench_scale.py --rows report --scales 50 --work /tmp/scale
+    git archive main | tar -x -C /tmp/main && \\
+        CCSTATE_BENCH_ROOT=/tmp/main .venv/bin/python scripts/bench_scale.py --rows start
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from ccusage_setup import (
 )
 from paired_runner import Cmd, Row, Spawner, measure, progress, record, render, result, selected
 
-REPO = fx.REPO
+ROOT = fx.ROOT  # the ccstate under test (CCSTATE_BENCH_ROOT, default this checkout)
 PY = sys.executable
 FLOOR = "python -c pass"
 GROUPS = ("hot", "noop", "blobs", "start", "plugin", "decide", "report", "replay")
@@ -68,7 +71,7 @@ SPAWNER: list[Spawner] = []  # the helper that starts the timed processes (set b
 def hook_env() -> dict[str, str]:
     """As scripts/bench_hooks.py runs hooks: this checkout's src/, bytecode caches on (kept in
     the temp dir), no plugin, no CCSTATE_HOME."""
-    return bench_env(SCRATCH[0])
+    return {**bench_env(SCRATCH[0]), "PYTHONPATH": str(ROOT / "src")}
 
 
 def hook_cmd(name: str, event: str, project: Path, stdin: Callable[[int], bytes]) -> Cmd:
@@ -395,7 +398,7 @@ def plugin_cmds(tmp: Path) -> list[Cmd]:
     """hooks/run.py with a ready venv (as the plugin runs it) and the project hook, alike."""
     project = fx.git_project(tmp / "start-plugin")
     data = fx.make_plugin_data(tmp / "plugin-data", PY)
-    env = {**hook_env(), "CLAUDE_PLUGIN_ROOT": str(REPO), "CLAUDE_PLUGIN_DATA": str(data)}
+    env = {**hook_env(), "CLAUDE_PLUGIN_ROOT": str(ROOT), "CLAUDE_PLUGIN_DATA": str(data)}
     env.pop("PYTHONPATH")  # the launcher finds src/ itself
     stdin = _start_stdin(tmp, project)
     script = Path(PY).with_name("ccstate-hook")
@@ -405,7 +408,7 @@ def plugin_cmds(tmp: Path) -> list[Cmd]:
         else [PY, "-m", "ccstate.hooks", "SessionStart"]
     )
     return [
-        Cmd("plugin", [PY, str(REPO / "hooks" / "run.py"), "SessionStart"], project, env, stdin),
+        Cmd("plugin", [PY, str(ROOT / "hooks" / "run.py"), "SessionStart"], project, env, stdin),
         Cmd("project", argv, project, hook_env(), stdin),
     ]
 
@@ -524,7 +527,8 @@ def scale_cmds(
         with live.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
 
-    mine, theirs = ccstate_env(work), ccusage_env(home)
+    mine = {**ccstate_env(work), "PYTHONPATH": str(ROOT / "src")}  # the ccstate under test
+    theirs = ccusage_env(home)
     empty = work / "project"
     empty.mkdir(exist_ok=True)
     replay = [*ccstate_launch(), "replay", str(projects), "--json", "-C", str(empty)]

@@ -31,9 +31,12 @@ from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
+# The ccstate under test: this checkout, or CCSTATE_BENCH_ROOT (a tree with src/, hooks/ and
+# pyproject.toml, e.g. `git archive main | tar -x`), for figures of another version.
+ROOT = Path(os.environ.get("CCSTATE_BENCH_ROOT") or REPO).resolve()
 sys.path.insert(0, str(SCRIPTS))
-if str(REPO / "src") not in sys.path:
-    sys.path.insert(1, str(REPO / "src"))
+if str(ROOT / "src") not in sys.path:
+    sys.path.insert(1, str(ROOT / "src"))
 
 from bench_hooks import source_text  # noqa: E402
 from ccusage_setup import corpus_files  # noqa: E402
@@ -390,9 +393,9 @@ def make_plugin_data(folder: Path, python: str) -> Path:
         "import json, sys; from pathlib import Path; from ccstate import bootstrap;"
         "print(bootstrap.fingerprint(Path(sys.argv[1])))"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     fingerprint = subprocess.run(
-        [python, "-c", code, str(REPO)], capture_output=True, text=True, check=True, env=env
+        [python, "-c", code, str(ROOT)], capture_output=True, text=True, check=True, env=env
     ).stdout.strip()
     ready = {"fingerprint": fingerprint, "python": str(venv / "bin" / "python")}
     (folder / "venv.ready.json").write_text(json.dumps(ready), encoding="utf-8")
