@@ -222,6 +222,7 @@ def start_group(tmp: Path, args: argparse.Namespace, fixtures: dict[str, object]
     few, many = args.decisions
     k = _thousands
     specs = {  # project -> (blobs, decisions, handoffs)
+        "no-history": (0, 0, 0),  # what the rows below add to
         f"blobs-{k(small)}": (small, 0, 0),
         f"blobs-{k(large)}": (large, 0, 0),
         f"decisions-{few}": (0, few, 0),
@@ -302,7 +303,7 @@ def _thousands(n: int) -> str:
 def _history(blobs: int, decisions: int, handoffs: int) -> str:
     parts = [f"{blobs:,} blobs" * bool(blobs), f"{decisions:,} decisions" * bool(decisions)]
     parts.append(f"{handoffs:,} handoffs" * bool(handoffs))
-    return ", ".join(p for p in parts if p)
+    return ", ".join(p for p in parts if p) or "no history"
 
 
 HISTORY_CONFIG = "dedupe:\n  store_max_mb: 4096\nhandoff:\n  keep_sessions: 1000\n"
