@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ccstate import capsule
 from ccstate.decisions import capsule as decisions
 from ccstate.handoff import index as handoff
@@ -26,7 +28,8 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
         instructions_status.capsule_section(env.project, env.state, env.config),
     ]
     budget = int(env.config.get("capsule.budget_tokens"))
-    text = capsule.render_capsule(env.project_dir.name, sections, budget)
+    name = os.path.basename(env.project)  # Path.name, without importing pathlib
+    text = capsule.render_capsule(name, sections, budget)
     return HookResult(
         additional_context=text,
         system_message=notice or None,
@@ -57,11 +60,14 @@ def _ledger_section(inp: HookInput, env: HookEnv) -> list[str]:
 
 def _venv_notice(env: HookEnv) -> str:
     """Plugin mode only: start the venv build once; relay a failure to the user."""
-    if env.plugin_root is None or env.plugin_data is None:
+    if env.plugin_root_str is None or env.plugin_data_str is None:
+        return ""  # the Path properties below import pathlib: not for every SessionStart
+    root, data = env.plugin_root, env.plugin_data
+    if root is None or data is None:
         return ""
     from ccstate import bootstrap
 
-    state = bootstrap.check(env.plugin_root, env.plugin_data)
+    state = bootstrap.check(root, data)
     if state.status == "missing":
-        bootstrap.start_build(env.plugin_root, env.plugin_data)
+        bootstrap.start_build(root, data)
     return state.message if state.status == "failed" else ""
