@@ -17,6 +17,7 @@ files.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -133,6 +134,7 @@ def spawn(spawner: Spawner, cmd: Cmd, run: int) -> tuple[float, int]:
 
 def measure(spawner: Spawner, cmds: list[Cmd], runs: int, warmup: int = 2) -> None:
     """Rounds of every command once, the order rotated each round; warm-up rounds untimed."""
+    os.sync()  # the fixtures just written: their writeback must not land on the timed runs
     for run in range(-warmup, runs):
         shift = run % len(cmds)
         for cmd in cmds[shift:] + cmds[:shift]:
