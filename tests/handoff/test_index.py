@@ -233,3 +233,10 @@ def test_a_thousand_handoffs_cost_a_start_one_small_file(
         "  - goal: goal 998",  # 999 is on topic/999
         "  - 665 other session handoff(s) on this branch: `ccstate handoff show --list`",
     ]
+
+
+def test_a_secret_added_to_dot_env_after_the_handoff_is_hidden(git_project: Path) -> None:
+    persist(git_project, "s1", "rotate key abc123secretvalue")
+    assert capsule(git_project)[1] == "  - goal: rotate key abc123secretvalue"
+    (git_project / ".env.local").write_text("API_KEY=abc123secretvalue\n")
+    assert capsule(git_project)[1] == "  - goal: rotate key [REDACTED:env]"

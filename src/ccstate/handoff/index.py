@@ -157,11 +157,26 @@ def capsule_section(
         lines.append(
             f"  - {others} other session handoff(s) on this branch: `ccstate handoff show --list`"
         )
-    from pathlib import Path
+    return _hide_env_values(project, lines)
+
+
+def _hide_env_values(project: StrPath, lines: list[str]) -> list[str]:
+    """The lines with the values of the project's .env files hidden (the gist was redacted when
+    written; a value added since must not leak). Without such a file nothing changes, and the
+    start pays for no pathlib import and no glob."""
+    import fnmatch
 
     from ccstate import redact
 
-    literals_only = redact.for_project(Path(project), patterns=False)  # the gist is redacted
+    try:
+        candidates = fnmatch.filter(os.listdir(project), redact.ENV_FILE_GLOB)
+    except OSError:
+        candidates = [""]  # cannot tell: let redact look
+    if not candidates:
+        return lines
+    from pathlib import Path
+
+    literals_only = redact.for_project(Path(project), patterns=False)
     return [literals_only.redact(line) for line in lines]
 
 
