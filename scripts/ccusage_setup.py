@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,15 +24,22 @@ CCUSAGE_VERSION = "20.0.24"
 CACHE = Path(os.environ.get("CCSTATE_E2E_CACHE") or Path.home() / ".cache" / "ccstate-e2e")
 
 
-def layout(corpus: Path, home: Path) -> Path:
-    """Copy `corpus/*.jsonl` into `home/.claude/projects/<slug>/<session>.jsonl`."""
-    projects = home / ".claude" / "projects"
+def corpus_files(corpus: Path) -> Iterator[tuple[Path, str, str]]:
+    """(file, project slug, session) for each `corpus/*.jsonl`: `Owner__repo__<session>.jsonl`
+    belongs to the project `-corpus-Owner-repo`."""
     for source in sorted(corpus.glob("*.jsonl")):
         parts = source.stem.split("__")
         owner_repo, session = (
             ("-".join(parts[:-1]), parts[-1]) if len(parts) > 1 else ("", parts[0])
         )
         slug = "-corpus" + (("-" + re.sub(r"[^a-zA-Z0-9]", "-", owner_repo)) if owner_repo else "")
+        yield source, slug, session
+
+
+def layout(corpus: Path, home: Path) -> Path:
+    """Copy `corpus/*.jsonl` into `home/.claude/projects/<slug>/<session>.jsonl`."""
+    projects = home / ".claude" / "projects"
+    for source, slug, session in corpus_files(corpus):
         target = projects / slug / f"{session}.jsonl"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
@@ -73,10 +81,14 @@ def ccusage_command(launcher: Path) -> list[str]:
 def ccstate_command(home: Path, *, cache: bool = True) -> list[str]:
     """`ccstate report <projects> --json` (`--no-cache`: a cold run): the `ccstate` console
     script beside this interpreter, as users run it, else `python -m ccstate`."""
-    script = Path(sys.executable).with_name("ccstate")
-    launch = [str(script)] if script.is_file() else [sys.executable, "-m", "ccstate"]
-    cmd = [*launch, "report", str(home / ".claude" / "projects"), "--json"]
+    cmd = [*ccstate_launch(), "report", str(home / ".claude" / "projects"), "--json"]
     return cmd if cache else [*cmd, "--no-cache"]
+
+
+def ccstate_launch() -> list[str]:
+    """The `ccstate` console script beside this interpreter, else `python -m ccstate`."""
+    script = Path(sys.executable).with_name("ccstate")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "ccstate"]
 
 
 def ccstate_env(work: Path) -> dict[str, str]:

@@ -240,3 +240,17 @@ def sweep_temp_files(path: StrPath) -> list[str]:
                 continue
             removed.append(other)
     return removed
+
+
+def file_stamp(path: StrPath) -> list[int] | None:
+    """[inode, size, mtime_ns, ctime_ns] of `path`, None when it is absent or unreadable.
+
+    What a cache of something derived from one file is keyed by: an atomic replace (every
+    ccstate write, git checkout, most editors) gives a new inode, an in-place write a new
+    mtime and ctime, so any change shows with one stat.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]

@@ -17,13 +17,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate import config
 from ccstate.cli import cli
 from ccstate.decisions import edit as decisions_edit
 from ccstate.decisions import lint as decisions_lint
 from ccstate.decisions import log as decisions
 from ccstate.errors import CcstateError
-from helpers import FIXTURES, hook_env, make_payload, run_hook
+from helpers import FIXTURES, hook_env
 
 CASES = FIXTURES / "decisions"
 UPDATE = os.environ.get("CCSTATE_UPDATE_GOLDEN") == "1"  # read before conftest clears CCSTATE_*
@@ -141,83 +140,6 @@ def test_parse_id_accepts_common_spellings() -> None:
         None,
         None,
     ]
-
-
-# --------------------------------------------------------------------------- capsule
-
-
-def log_with(active: int, superseded: int = 0) -> decisions.Log:
-    parts = ["# Decisions\n"]
-    for n in range(1, superseded + 1):
-        parts.append(f"## D{n}: Old {n}\n\n- Status: superseded by D{superseded + 1}\n")
-    for n in range(superseded + 1, superseded + active + 1):
-        parts.append(f"## D{n}: Title {n}\n\n- Status: active\n\n**Decision:** body {n}\n")
-    return decisions.parse_log("\n".join(parts))
-
-
-def test_capsule_lists_active_decisions_newest_first_one_line_each() -> None:
-    assert decisions.capsule_lines(log_with(3, superseded=2), 10) == [
-        "- decisions in DECISIONS.md, active, newest first; cite by ID, "
-        "e.g. `D5 (DECISIONS.md)`, instead of restating:",
-        "  - D5: Title 5",
-        "  - D4: Title 4",
-        "  - D3: Title 3",
-    ]
-
-
-def test_capsule_is_capped_and_says_how_many_more() -> None:
-    lines = decisions.capsule_lines(log_with(14), 10)
-    assert lines[1] == "  - D14: Title 14" and lines[10] == "  - D5: Title 5"
-    assert lines[11:] == ["  - ... 4 older: `ccstate decisions` lists them"]
-    assert not any("body" in line for line in lines)
-
-
-def test_capsule_with_nothing_active_or_nothing_at_all() -> None:
-    assert decisions.capsule_lines(log_with(0), 10) == [decisions.NONE_LINE]
-    assert decisions.capsule_lines(log_with(0, superseded=2), 10) == [
-        "- decisions: none active in DECISIONS.md (2 superseded/reverted)"
-    ]
-
-
-def test_capsule_shortens_long_titles_and_flags_problems() -> None:
-    title = "x" * 200
-    log = decisions.parse_log(f"## D1: {title}\n\n- Status: active\n\n## Oops\n")
-    lines = decisions.capsule_lines(log, 10)
-    assert lines[0].endswith("; the file has problems: run `ccstate decisions lint`:")
-    assert lines[1] == "  - D1: " + "x" * 87 + "..."
-
-
-def test_capsule_flags_clashing_ids_from_a_merge() -> None:
-    log = decisions.parse_log((CASES / "fix" / "union-merge.md").read_text())
-    lines = decisions.capsule_lines(log, 10)
-    assert lines[0].endswith("; the file has problems: run `ccstate decisions lint`:")
-
-
-def test_capsule_section_reads_the_file_and_the_config_cap(project: Path) -> None:
-    assert decisions.capsule_section(project, config.Config()) == [decisions.NONE_LINE]
-    (project / "DECISIONS.md").write_text((CASES / "canonical" / "log.md").read_text())
-    values = {**config.defaults(), "decisions.capsule_max": 1}
-    assert decisions.capsule_section(project, config.Config(values=values)) == [
-        "- decisions in DECISIONS.md, active, newest first; cite by ID, "
-        "e.g. `D5 (DECISIONS.md)`, instead of restating:",
-        "  - D5: Cite decisions by ID",
-        "  - ... 2 older: `ccstate decisions` lists them",
-    ]
-
-
-def test_session_start_hook_injects_the_index(project: Path) -> None:
-    (project / "DECISIONS.md").write_text((CASES / "canonical" / "log.md").read_text())
-    payload = make_payload("SessionStart", project, source="startup")
-    code, parsed, _, err = run_hook("SessionStart", payload, cwd=project)
-    assert (code, err) == (0, "")
-    text = parsed["hookSpecificOutput"]["additionalContext"]
-    index = [line for line in text.splitlines() if line.startswith("  - D")]
-    assert index == [
-        "  - D5: Cite decisions by ID",
-        "  - D4: Use SQLite for the usage cache",
-        "  - D1: Store handoffs as JSON under .ccstate/",
-    ]
-    assert "PostgreSQL" not in text and "standard library" not in text
 
 
 # --------------------------------------------------------------------------- record
@@ -403,8 +325,10 @@ def test_an_unknown_status_is_never_listed_as_active(project: Path) -> None:
         json.loads(invoke("decisions", "--all", "--json", "-C", str(project))[1])[1]["status"]
         == "unknown"
     )
+    from ccstate.decisions import capsule
+
     log = decisions.parse_log(path.read_text())
-    assert decisions.capsule_lines(log, 10)[1:] == ["  - D2: Use SQLite"]
+    assert capsule.capsule_lines(capsule.summarize(log), 10)[1:] == ["  - D2: Use SQLite"]
 
 
 # --------------------------------------------------------------------------- concurrency

@@ -67,9 +67,12 @@ def tail(path: Path, lines: int = 60) -> str:
 def claude_env(
     home: Path, api_url: str, env_extra: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The inherited environment minus claude/XDG settings, plus the offline settings."""
+    """The inherited environment minus claude/XDG settings, plus the offline settings. The
+    test interpreter's bin dir (its `ccstate-hook`) leads PATH, as install.sh's link does for
+    a user, however pytest was started."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_DROPPED_PREFIXES)}
     env.update(
+        PATH=os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", os.defpath)]),
         HOME=str(home),
         ANTHROPIC_BASE_URL=api_url,
         ANTHROPIC_API_KEY="test-key",

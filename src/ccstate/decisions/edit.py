@@ -9,10 +9,12 @@ writers get unique, monotonic IDs. Temp files of killed writers are swept under 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ccstate import paths, store
+from ccstate.decisions import capsule
 from ccstate.decisions.log import (
     CONFLICT,
     LABEL_RE,
@@ -31,9 +33,11 @@ from ccstate.errors import CcstateError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TypeVar
+    from typing import Any, TypeVar
 
     T = TypeVar("T")
+    # (file bytes or None, its text, its path) -> (new text, result, the new text's summary)
+    Edit = Callable[[bytes | None, str, Path], tuple[str, T, dict[str, Any] | None]]
 
 LOCK_TIMEOUT_S = 15.0
 
@@ -103,23 +107,92 @@ def add_supersedes(patch: Patch, entry: Entry, number: int) -> None:
 
 def edit_log(project: Path, state: Path, change: Callable[[Log, Patch, Path], T]) -> T:
     """Lock, read (the template when the file is absent), refuse errors, change, write once."""
+    return _rewrite(project, state, lambda _data, text, path: _parsed_edit(text, path, change))
+
+
+def _rewrite(project: Path, state: Path, edit: Edit[T]) -> T:
+    """Under the lock: read, `edit` (new text, result, its summary if known), write when
+    changed, and cache the file's summary for the capsule (decisions/capsule.py)."""
     path = paths.decisions_path(project)
+    store.ensure_state_dir(state)
     with store.dir_lock(project, timeout=LOCK_TIMEOUT_S):
         store.sweep_temp_files(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            text = template_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CcstateError(f"{path}: cannot be read ({exc})") from exc
-        log = parse_log(text)
-        require_clean(log, path)
-        patch = Patch(log.lines)
-        result = change(log, patch, path)
-        new_text = patch.text()
+        data, text = _read(path)
+        new_text, result, summary = edit(data, text, path)
         if new_text != text:
             store.atomic_write_text(path, new_text)
+        if data is not None or new_text != text:
+            summary = summary or capsule.summarize(parse_log(new_text))
+            capsule.remember(state, str(path), new_text, summary)
     return result
+
+
+def _parsed_edit(
+    text: str, path: Path, change: Callable[[Log, Patch, Path], T]
+) -> tuple[str, T, dict[str, Any] | None]:
+    log = parse_log(text)
+    require_clean(log, path)
+    patch = Patch(log.lines)
+    result = change(log, patch, path)
+    new_text = patch.text()
+    return new_text, result, capsule.summarize(log) if new_text == text else None
+
+
+def _read(path: Path) -> tuple[bytes | None, str]:
+    """(the file's bytes, its text with newlines as `read_text` gives them); the template's
+    text and None when there is no file."""
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8")
+    except FileNotFoundError:
+        return None, template_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CcstateError(f"{path}: cannot be read ({exc})") from exc
+    return data, text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _append_unparsed(
+    state: Path, data: bytes | None, text: str, make: Callable[[int], Decision]
+) -> tuple[str, Decision, dict[str, Any]] | None:
+    """`text` with the entry `make(next ID)` added after the last line and the next-id marker
+    moved on, from the cached summary alone: the same text a parse and a `Patch` would give.
+    None when the cache does not vouch for exactly these bytes, the file has errors, not
+    exactly one next-id marker, or line breaks other than newlines (then the caller parses)."""
+    cached = capsule.read_cache(state)
+    if data is None or cached is None or cached.get("sha") != capsule.digest(data):
+        return None
+    summary = cached["summary"]
+    marker = summary.get("marker")
+    if summary.get("errors") or not isinstance(marker, int) or _OTHER_BREAKS.search(text):
+        return None
+    start = 0
+    for _ in range(marker):  # the marker sits in the preamble: a few lines down
+        start = text.find("\n", start) + 1
+        if not start:
+            return None
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    if not MARKER_RE.match(text[start:end]):
+        return None
+    number = int(summary["next_id"])
+    made = make(number)
+    text = text[:start] + marker_line(number + 1) + text[end:]
+    last = text.find("\n", len(text.rstrip()))  # trailing blank lines go, as append_entry drops
+    kept = text if last < 0 else text[:last]
+    new_text = kept + "\n\n" + "\n".join(render_entry(made)) + "\n"
+    listed = [[number, made.title], *summary["active"]][: capsule.MAX_LISTED]
+    new_summary = {
+        **summary,
+        "active": listed,
+        "active_count": summary["active_count"] + 1,
+        "decisions": summary["decisions"] + 1,
+        "next_id": number + 1,
+    }
+    return new_text, made, new_summary
+
+
+# str.splitlines breaks lines at these too; the parse-free append handles newlines only
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def new_decision(
@@ -190,9 +263,8 @@ def record(
 ) -> Decision:
     """Append a new decision with the next ID (and supersede the given ones) under the lock."""
 
-    def change(log: Log, patch: Patch, path: Path) -> Decision:
-        number = log.next_id
-        made = new_decision(
+    def make(number: int) -> Decision:
+        return new_decision(
             number,
             title,
             decision,
@@ -201,6 +273,10 @@ def record(
             consequences=consequences,
             supersedes=supersedes,
         )
+
+    def change(log: Log, patch: Patch, path: Path) -> Decision:
+        number = log.next_id
+        made = make(number)
         for old in made.supersedes:
             entry = unique_entry(log, old, path)
             _require_active(entry, path, f"it cannot be superseded by D{number}")
@@ -209,7 +285,14 @@ def record(
         append_entry(patch, made)
         return made
 
-    return edit_log(project, state, change)
+    def edit(data: bytes | None, text: str, path: Path) -> tuple[str, Decision, Any]:
+        if not supersedes:  # superseding edits other entries: that takes a parse
+            appended = _append_unparsed(state, data, text, make)
+            if appended is not None:
+                return appended
+        return _parsed_edit(text, path, change)
+
+    return _rewrite(project, state, edit)
 
 
 def supersede(project: Path, state: Path, old: int, new: int) -> None:

@@ -1,11 +1,11 @@
-"""Numbered decision records in DECISIONS.md: the model, parse, render, the capsule index.
+"""Numbered decision records in DECISIONS.md: the model, parse, render.
 
 The format (docs/DECISIONS-FORMAT.md) is plain markdown a person can edit. Parsing
 is tolerant: it never raises and collects problems with their line numbers, so the
 capsule still lists what it can and `lint` reports everything; writers
-(decisions_edit.py) refuse a file with errors and name the line. Standard library
-only, no dataclasses or typing at run time: `capsule_section` runs at every
-SessionStart.
+(edit.py) refuse a file with errors and name the line. Standard library only, no
+dataclasses or typing at run time: SessionStart parses the file when the capsule's
+summary cache (capsule.py) misses.
 """
 
 from __future__ import annotations
@@ -22,17 +22,13 @@ TYPE_CHECKING = False  # typing costs ~3 ms to import; this runs at every Sessio
 if TYPE_CHECKING:
     from typing import Literal
 
-    from ccstate.config import Config
-
     Status = Literal["active", "superseded", "reverted", "unknown"]
     Level = Literal["error", "warning"]
 
 
 SECTIONS = ("Context", "Decision", "Consequences")
 FIELDS = ("status", "date", "supersedes")
-NONE_LINE = "- decisions: none recorded yet"
 STATUSES = "active, superseded by D<n>, reverted"
-CAPSULE_TITLE_MAX = 90
 
 ID_RE = re.compile(r"\bD([1-9]\d*)\b")
 _ENTRY_HEADING = re.compile(r"^D([1-9]\d*):\s+(\S.*?)\s*$")
@@ -453,47 +449,6 @@ def template_text() -> str:
 
     folder = resources.files("ccstate").joinpath("templates")
     return folder.joinpath("DECISIONS.md").read_text(encoding="utf-8")
-
-
-# --------------------------------------------------------------------------- capsule
-
-
-def capsule_section(project: Path, config: Config) -> list[str]:
-    """Capsule lines indexing active decisions. Stdlib only: runs at every SessionStart."""
-    path = paths.decisions_path(project)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return [NONE_LINE]
-    except (OSError, UnicodeDecodeError):
-        return [f"- decisions: {path.name} is unreadable; run `ccstate decisions lint`"]
-    limit = config.values.get("decisions.capsule_max", 10)
-    return capsule_lines(parse_log(text), int(limit), path.name)
-
-
-def capsule_lines(log: Log, limit: int, name: str = paths.DECISIONS_NAME) -> list[str]:
-    """One line per active decision (ID + title), newest first, at most `limit` (pure)."""
-    decisions = log.decisions()
-    clashes = len(decisions) - len({d.number for d in decisions})  # e.g. after a union merge
-    errors = sum(p.level == "error" for p in log.problems) + clashes
-    hint = "; the file has problems: run `ccstate decisions lint`" if errors else ""
-    active = sorted((d for d in decisions if d.status == "active"), key=lambda d: -d.number)
-    if not active:
-        if not decisions:
-            return [NONE_LINE + hint]
-        return [f"- decisions: none active in {name} ({len(decisions)} superseded/reverted){hint}"]
-    head = (
-        f"- decisions in {name}, active, newest first; cite by ID, "
-        f"e.g. `{active[0].id} ({name})`, instead of restating{hint}:"
-    )
-    lines = [head, *(f"  - {d.id}: {_short(d.title)}" for d in active[:limit])]
-    if len(active) > limit:
-        lines.append(f"  - ... {len(active) - limit} older: `ccstate decisions` lists them")
-    return lines
-
-
-def _short(title: str) -> str:
-    return title if len(title) <= CAPSULE_TITLE_MAX else title[: CAPSULE_TITLE_MAX - 3] + "..."
 
 
 # --------------------------------------------------------------------------- read

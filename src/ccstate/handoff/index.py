@@ -20,14 +20,14 @@ import json
 import os
 import re
 
-from ccstate import gitinfo
+from ccstate import gitinfo, store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
     from ccstate.config import Config
+    from ccstate.store import StrPath
 
 SCHEMA_VERSION = 1
 HANDOFF_DIR = "handoff"
@@ -92,14 +92,19 @@ def choose(
     index: dict[str, Any], branch: str | None, session: str | None = None
 ) -> dict[str, Any] | None:
     """The handoff to show: this session's own, else the newest on `branch`, else the newest."""
-    entries = [e for e in index["sessions"].values() if valid_entry(e)]
-    if session:
-        own = index["sessions"].get(session)
-        if valid_entry(own):
-            return own
-    on_branch = [e for e in entries if e.get("branch") == branch]
-    pool = on_branch or entries
-    return max(pool, key=lambda e: int(e["seq"])) if pool else None
+    sessions = index["sessions"]
+    if session and valid_entry(sessions.get(session)):
+        return sessions[session]
+    items = [(key, e) for key, e in sessions.items() if valid_entry(e)]
+    on_branch = [item for item in items if item[1].get("branch") == branch]
+    pool = on_branch or items
+    return max(pool, key=_newest)[1] if pool else None
+
+
+def _newest(item: tuple[str, dict[str, Any]]) -> tuple[int, str]:
+    """Order of recency: the write sequence, then the session id (a damaged index may repeat a
+    seq; the order in which the sessions are listed must not decide)."""
+    return int(item[1]["seq"]), item[0]
 
 
 def known_sessions(state: str | os.PathLike[str]) -> set[str]:
@@ -129,7 +134,7 @@ def valid_entry(entry: Any) -> bool:
     return pairs and isinstance(entry.get("path", ""), str)
 
 
-def record_start(project: Path, state: Path, session_id: str) -> None:
+def record_start(project: StrPath, state: StrPath, session_id: str) -> None:
     """Remember HEAD at a session's first SessionStart (diffstat base). One stat after that."""
     path = start_path(state, session_id)
     if not session_id or os.path.exists(path):
@@ -148,8 +153,8 @@ def record_start(project: Path, state: Path, session_id: str) -> None:
 
 
 def capsule_section(
-    project: Path,
-    state: Path,
+    project: StrPath,
+    state: StrPath,
     config: Config,
     source: str | None,
     *,
@@ -160,34 +165,156 @@ def capsule_section(
 
     Staleness is worded so the text changes only when its condition flips: HEAD moved,
     another branch, or the age crossing `handoff.stale_days` (needs `now`; 0 turns it off).
+    The entry comes from the index summary (`lookup`): one stat and a small file, however
+    many handoffs the index holds.
     """
-    index = read_index(state)
     head = gitinfo.read_head(project)
     branch = head.branch if head else None
-    entry = choose(index, branch, session_id if source in RESUMING else None)
+    entry, others = lookup(state, branch, session_id if source in RESUMING else None)
     if entry is None:
         return [NONE_YET.format(state=_shown(state, project))]
     lines = [_headline(entry, state, project)]
     lines += stale_reasons(entry, head, now, int(config.get("handoff.stale_days")))
     lines += [f"  - {key}: {text}" for key, text in entry.get("gist", []) if text]
-    others = sum(
-        1
-        for e in index["sessions"].values()
-        if valid_entry(e) and e.get("branch") == entry.get("branch") and e is not entry
-    )
     if others:
         lines.append(
             f"  - {others} other session handoff(s) on this branch: `ccstate handoff show --list`"
         )
+    return _hide_env_values(project, lines)
+
+
+def _hide_env_values(project: StrPath, lines: list[str]) -> list[str]:
+    """The lines with the values of the project's .env files hidden (the gist was redacted when
+    written; a value added since must not leak). Without such a file nothing changes, and the
+    start pays for no pathlib import and no glob."""
+    import fnmatch
+
     from ccstate import redact
 
-    literals_only = redact.for_project(
-        project, patterns=False
-    )  # the gist was redacted when written
+    try:
+        candidates = fnmatch.filter(os.listdir(project), redact.ENV_FILE_GLOB)
+    except OSError:
+        candidates = [""]  # cannot tell: let redact look
+    if not candidates:
+        return lines
+    from pathlib import Path
+
+    literals_only = redact.for_project(Path(project), patterns=False)
     return [literals_only.redact(line) for line in lines]
 
 
-def _headline(entry: dict[str, Any], state: Path, project: Path) -> str:
+# --------------------------------------------------------------------------- index summary
+# What the capsule needs from index.json, in <state>/cache/handoff.json, keyed by the index's
+# stamp (store.file_stamp): per branch, how many handoffs and the newest one's session; the
+# newest RECENT entries in full. The writer (store.persist) refreshes it with the index; a
+# reader that finds another stamp reads the index and writes it. What the lines also depend on
+# (HEAD, the clock, the config, the project's secrets) is read live, never cached.
+
+SUMMARY_VERSION = 1
+RECENT = 16
+
+
+def summary_path(state: str | os.PathLike[str]) -> str:
+    return os.path.join(state, "cache", "handoff.json")
+
+
+def summarize(index: dict[str, Any]) -> dict[str, Any]:
+    """The summary of a parsed index (see above)."""
+    items = sorted(
+        ((key, e) for key, e in index["sessions"].items() if valid_entry(e)), key=_newest
+    )
+    branches: dict[str, list[Any]] = {}
+    for key, entry in items:  # oldest first: the last one seen per branch is its newest
+        slot = branches.setdefault(_branch_key(entry.get("branch")), [0, key])
+        slot[0] += 1
+        slot[1] = key
+    return {
+        "total": len(items),
+        "newest": items[-1][0] if items else None,
+        "branches": branches,
+        "entries": dict(items[-RECENT:]),
+    }
+
+
+def _branch_key(branch: Any) -> str:
+    return json.dumps(branch)  # None (detached) and any damaged value stay distinct from names
+
+
+def remember(state: str | os.PathLike[str], index: dict[str, Any]) -> None:
+    """Cache the summary of `index`, just written to index.json (best effort)."""
+    stamp = store.file_stamp(index_path(state))
+    if stamp is not None:
+        _write_summary(state, stamp, summarize(index))
+
+
+def _write_summary(
+    state: str | os.PathLike[str], stamp: list[int], summary: dict[str, Any]
+) -> None:
+    data = {"v": SUMMARY_VERSION, "stamp": stamp, "summary": summary}
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        store.atomic_write_text(summary_path(state), text, durable=False, private=True)
+    except OSError:  # a read-only state dir: read the index next time
+        return
+
+
+def _read_summary(state: str | os.PathLike[str], stamp: list[int]) -> dict[str, Any] | None:
+    try:
+        with open(summary_path(state), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("v") != SUMMARY_VERSION or data.get("stamp") != stamp:
+        return None
+    summary = data.get("summary")
+    return summary if isinstance(summary, dict) else None
+
+
+def lookup(
+    state: str | os.PathLike[str], branch: str | None, session: str | None
+) -> tuple[dict[str, Any] | None, int]:
+    """(`choose(index, branch, session)`, how many other handoffs its branch has), from the
+    summary when it matches the index; the index itself otherwise (and then the summary is
+    written for next time). Both give the same answer."""
+    stamp = store.file_stamp(index_path(state))
+    if stamp is None:
+        return None, 0
+    summary = _read_summary(state, stamp)
+    if summary is not None:
+        found = _from_summary(summary, branch, session)
+        if found is not None:
+            return found
+    index = read_index(state)
+    fresh = summarize(index)
+    if summary is None and store.file_stamp(index_path(state)) == stamp:  # unchanged meanwhile
+        _write_summary(state, stamp, fresh)
+    entry = choose(index, branch, session)
+    if entry is None:
+        return None, 0
+    return entry, fresh["branches"][_branch_key(entry.get("branch"))][0] - 1
+
+
+def _from_summary(
+    summary: dict[str, Any], branch: str | None, session: str | None
+) -> tuple[dict[str, Any] | None, int] | None:
+    """The answer, or None when the summary does not hold the entry (then read the index)."""
+    entries, branches = summary["entries"], summary["branches"]
+    if session and session in entries:
+        key = session
+    elif session and summary["total"] > len(entries):
+        return None  # the session may have an older handoff: only the index can tell
+    elif summary["newest"] is None:
+        return None, 0
+    else:
+        slot = branches.get(_branch_key(branch))
+        key = slot[1] if slot else summary["newest"]
+    entry = entries.get(key)
+    if not isinstance(entry, dict):
+        return None
+    return entry, branches[_branch_key(entry.get("branch"))][0] - 1
+
+
+def _headline(entry: dict[str, Any], state: StrPath, project: StrPath) -> str:
     where = f"branch {entry.get('branch')}" if entry.get("branch") else "detached HEAD"
     at = f" @ {str(entry.get('head'))[:7]}" if entry.get("head") else ""
     path = os.path.join(handoff_dir(state), str(entry.get("path", "")))
@@ -219,7 +346,7 @@ def stale_reasons(
     return reasons
 
 
-def _shown(path: str | os.PathLike[str], project: Path) -> str:
+def _shown(path: StrPath, project: StrPath) -> str:
     """`path` relative to the project when inside it (shorter, and the same on every machine)."""
     rel = os.path.relpath(path, project)
     return os.fspath(path) if rel.startswith("..") else rel

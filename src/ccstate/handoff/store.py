@@ -185,6 +185,7 @@ def persist(
         _append_progress(state, config, _progress_entry(doc, rel))
         _prune(state, index, int(config.get("handoff.keep_sessions")))
         store.atomic_write_json(handoff.index_path(state), index, private=True)
+        handoff.remember(state, index)  # the capsule's summary of it (index.py)
     return WriteResult(session, path, True, handoff_doc.estimate_tokens(text), text)
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 from ccstate import capsule
-from ccstate.decisions import log as decisions
+from ccstate.decisions import capsule as decisions
 from ccstate.handoff import index as handoff
 from ccstate.hookio import HookInput, HookResult
 from ccstate.hooks import HookEnv
@@ -16,25 +18,21 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
     _prune_outputs(inp, env)
     notice = _venv_notice(env)
     if env.config.get("handoff.enabled"):
-        handoff.record_start(env.project_dir, env.state_dir, inp.session_id)
+        handoff.record_start(env.project, env.state, inp.session_id)
     if not env.config.get("capsule.enabled"):
         return HookResult(system_message=notice or None, detail={"source": inp.source})
-    sections = [
+    sections = [  # each from a cache keyed by file stamps: flat however long the history
         _ledger_section(inp, env),
         handoff.capsule_section(
-            env.project_dir,
-            env.state_dir,
-            env.config,
-            inp.source,
-            session_id=inp.session_id,
-            now=env.now,
+            env.project, env.state, env.config, inp.source, session_id=inp.session_id, now=env.now
         ),
-        decisions.capsule_section(env.project_dir, env.config),
-        instructions_status.capsule_section(env.project_dir, env.state_dir, env.config),
+        decisions.capsule_section(env.project, env.state, env.config),
+        instructions_status.capsule_section(env.project, env.state, env.config),
         recall_status.capsule_section(env.state, env.config),
     ]
     budget = int(env.config.get("capsule.budget_tokens"))
-    text = capsule.render_capsule(env.project_dir.name, sections, budget)
+    name = os.path.basename(env.project)  # Path.name, without importing pathlib
+    text = capsule.render_capsule(name, sections, budget)
     return HookResult(
         additional_context=text,
         system_message=notice or None,
@@ -74,11 +72,14 @@ def _ledger_section(inp: HookInput, env: HookEnv) -> list[str]:
 
 def _venv_notice(env: HookEnv) -> str:
     """Plugin mode only: start the venv build once; relay a failure to the user."""
-    if env.plugin_root is None or env.plugin_data is None:
+    if env.plugin_root_str is None or env.plugin_data_str is None:
+        return ""  # the Path properties below import pathlib: not for every SessionStart
+    root, data = env.plugin_root, env.plugin_data
+    if root is None or data is None:
         return ""
     from ccstate import bootstrap
 
-    state = bootstrap.check(env.plugin_root, env.plugin_data)
+    state = bootstrap.check(root, data)
     if state.status == "missing":
-        bootstrap.start_build(env.plugin_root, env.plugin_data)
+        bootstrap.start_build(root, data)
     return state.message if state.status == "failed" else ""

@@ -13,7 +13,6 @@ import json
 import os
 
 from ccstate import paths, store
-from ccstate.instructions.lint import SETTINGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,6 +23,14 @@ if TYPE_CHECKING:
     from ccstate.instructions.lint import Report
 
 CACHE_VERSION = 1
+# The settings a lint result depends on (lint.py reads them from here: a cache hit at
+# SessionStart then imports no part of the linter).
+SETTINGS = (
+    "lint.root_max_lines",
+    "lint.root_max_tokens",
+    "lint.import_max_tokens",
+    "lint.topic_dir",
+)
 
 
 def stamp(files: Iterable[str]) -> list[list[Any]]:

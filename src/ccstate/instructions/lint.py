@@ -14,6 +14,7 @@ import math
 import os
 
 from ccstate import paths
+from ccstate.instructions.cache import SETTINGS
 from ccstate.paths import is_within as within
 from ccstate.record import Record
 
@@ -30,12 +31,6 @@ if TYPE_CHECKING:
     Counter = Callable[[str], tuple[int, bool]]
 
 LEVELS: tuple[Level, ...] = ("error", "warning", "info")
-SETTINGS = (
-    "lint.root_max_lines",
-    "lint.root_max_tokens",
-    "lint.import_max_tokens",
-    "lint.topic_dir",
-)
 SPLIT_HINT = "move detail into topic files (`ccstate split {path}`)"
 
 

@@ -10,15 +10,14 @@ from __future__ import annotations
 import os
 
 from ccstate.instructions import cache
-from ccstate.instructions import lint as claude_md
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
     from typing import Any
 
     from ccstate.config import Config
+    from ccstate.store import StrPath
 
 
 def summary(project: str, state: str, config: Config, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -26,12 +25,14 @@ def summary(project: str, state: str, config: Config, environ: Mapping[str, str]
     data = cache.read(state)
     if data is not None and cache.is_fresh(data, config):
         return data
+    from ccstate.instructions import lint as claude_md  # only when the cache is stale
+
     return cache.write(
         state, claude_md.lint(project, config, environ, claude_md.estimate, full=False)
     )
 
 
-def capsule_section(project: Path, state: Path, config: Config) -> list[str]:
+def capsule_section(project: StrPath, state: StrPath, config: Config) -> list[str]:
     """At most one capsule line about lint errors."""
     found = summary(os.fspath(project), os.fspath(state), config, os.environ)
     if not found["errors"]:
