@@ -135,12 +135,16 @@ class DigestTally:
 def _failure_lines(text: str, how: str) -> set[str]:
     if how == "json":
         return {s for s in _strings(json.loads(text)) if lines.is_failure_line(s)}
+    if how == "jsonl":
+        return {s for s in _row_strings(lines.normalize(text)) if lines.is_failure_line(s)}
     return {line for line in lines.normalize(text) if lines.is_failure_line(line)}
 
 
 def _kept_lines(body: core.Body) -> set[str]:
     if body.how == "json":
         return set(_strings(json.loads(body.text)))
+    if body.how == "jsonl":
+        return set(_row_strings(body.text.split("\n")))
     if body.how in ("grep", "grep-lines"):
         return set(listing.expand_headings(body.text).split("\n")) | set(body.text.split("\n"))
     if body.how == "paths":
@@ -148,6 +152,18 @@ def _kept_lines(body: core.Body) -> set[str]:
         folder = head[len(core.PATHS_NOTE.split("{")[0]) : -1]
         return {line if listing.is_raw(line) else folder + line for line in rest.split("\n")}
     return set(lines.normalize(body.text))
+
+
+def _row_strings(rows: list[str]) -> list[str]:
+    """JSON Lines: the strings of each row that parses, split into lines; any other row (a
+    header, a marker, a row cut short) as it is."""
+    out: list[str] = []
+    for row in rows:
+        try:
+            out += _strings(json.loads(row)) if row.lstrip()[:1] in ("{", "[") else [row]
+        except ValueError:
+            out.append(row)
+    return out
 
 
 def _strings(value: Any) -> list[str]:
