@@ -108,15 +108,23 @@ class _Blocks:
 
 
 def block_names(lines: Sequence[str], start: int, end: int, first: int, period: int) -> str:
-    """The names the blocks in start..end-1 differ from the first block by ("" if none)."""
-    names = []
+    """The name each block in start..end-1 has where the first block that differs from the
+    block at `first` differs from it ("" when none does)."""
+    where = None
     for b in range(start, end, period):
         for t in range(min(period, end - b)):
             k = L.name_at(L.parts(lines[first + t]), L.parts(lines[b + t]))
             if k is not None and k >= 0:
-                names.append(_name(lines[b + t].split()[k]))
+                where = (t, k)
                 break
-    return listed(names)
+        if where:
+            break
+    if where is None:
+        return ""
+    t, k = where
+    return listed(
+        [_name(lines[b + t].split()[k]) for b in range(start, end, period) if b + t < end]
+    )
 
 
 # --------------------------------------------------------------------------- names

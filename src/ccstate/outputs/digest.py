@@ -98,14 +98,15 @@ def digest_lines(
     guard = _protected(lines, classes)
     for i in keep:
         guard[i] = 1
-    keys = _run_keys(lines, classes, guard)
+    plain = _run_keys(lines, classes, guard)
+    keys = list(plain)
     alike.block_runs(lines, keys, MIN_RUN)
     alike.name_runs(lines, keys, MIN_RUN)
     numbers = numbers if numbers is not None else range(1, n + 1)
     out, kept, markers = _render(lines, classes, whole, keys, numbers)
     text = "\n".join(out)
     if len(text) > max_chars:  # too long still: every unprotected stretch becomes one line
-        keys = [None if k is None else "" if k == "" else "rest" for k in keys]
+        keys = [None if k is None else "" if k == "" else "rest" for k in plain]
         out, kept, markers = _render(lines, classes, whole, keys, numbers)
         text = "\n".join(out)
     if len(text) > max_chars or not markers:
