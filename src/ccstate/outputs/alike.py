@@ -56,8 +56,13 @@ def block_runs(lines: Sequence[str], keys: Keys, min_run: int) -> None:
     block maybe cut short. A paragraph that repeats an earlier one may be such a block: the
     marker then names each block's topic."""
     blocks = _Blocks(lines, keys, min_run)
+    worded = blocks.worded
+    n = len(lines)
     i = 0
-    while i < len(lines):
+    while i < n:
+        if keys[i] is None or worded[min(n, i + MAX_PERIOD)] == worded[i]:
+            i += 1  # kept, or no line with words within reach: no block starts here
+            continue
         period, end = blocks.run_at(i)
         if not period:
             i += 1
@@ -70,35 +75,50 @@ def block_runs(lines: Sequence[str], keys: Keys, min_run: int) -> None:
 
 
 class _Blocks:
-    __slots__ = ("keys", "min_run", "parts")
+    __slots__ = ("kept", "keys", "min_run", "parts", "worded", "words")
 
     def __init__(self, lines: Sequence[str], keys: Keys, min_run: int) -> None:
         self.keys = keys
         self.min_run = min_run
         self.parts = Parts(lines)
+        # running counts: kept lines, and lines with words (not kept, blank or quiet)
+        self.kept = kept = [0]
+        self.worded = worded = [0]
+        for key in keys:
+            kept.append(kept[-1] + (key is None))
+            worded.append(worded[-1] + (key is not None and key != "" and key not in QUIET))
+        # words in a plain line's key (its shape): lines of different lengths are not alike
+        self.words = [k.count(" ") if k is not None and _plain(k) else -1 for k in keys]
 
     def alike(self, a: int, b: int) -> bool:
         """Line b may stand for line a: both may go, and blank, quiet or alike in words."""
         ka, kb = self.keys[a], self.keys[b]
         if ka is None or kb is None:
             return False
+        if ka == kb:
+            return True  # the same shape, or both blank, or both quiet of a kind
         if ka == "" or kb == "" or ka in QUIET or kb in QUIET:
             return ka == kb or (ka in QUIET and kb in QUIET)
+        wa, wb = self.words[a], self.words[b]
+        if wa != wb and wa >= 0 and wb >= 0:
+            return False
         return L.name_at(self.parts[a], self.parts[b]) is not None
 
     def run_at(self, i: int) -> tuple[int, int]:
         """(period, end) of the run of blocks starting at line i; (0, i) when there is none."""
-        keys = self.keys
-        n = len(keys)
+        n = len(self.keys)
+        kept, worded = self.kept, self.worded
+        repeats = True  # lines i+1 .. i+p-1 are all like line i
         for p in range(2, MAX_PERIOD + 1):
             if i + p * self.min_run > n:
                 break
-            if any(keys[j] is None for j in range(i, i + p)):
-                continue
-            if all(keys[j] == "" or keys[j] in QUIET for j in range(i, i + p)):
-                continue  # blank and quiet lines alone: the plain runs collapse them
-            if all(self.alike(i, j) for j in range(i + 1, i + p)):
+            repeats = repeats and self.alike(i, i + p - 1)
+            if repeats:
                 continue  # one line repeated: a plain run
+            if kept[i + p] != kept[i] or worded[i + p] == worded[i]:
+                continue  # a kept line; or blank and quiet lines alone: the plain runs' job
+            if not self.alike(i, i + p):
+                continue
             end = i + p
             while end < n and self.alike(i + (end - i) % p, end):
                 end += 1
@@ -135,20 +155,28 @@ def name_runs(lines: Sequence[str], keys: Keys, min_run: int) -> None:
     those), whose names are worth listing."""
     n = len(lines)
     parts = Parts(lines)
+    plain = [_plain(key) for key in keys]
     i = 0
     while i + min_run <= n:
-        if not (_plain(keys[i]) and _plain(keys[i + 1])) or keys[i] == keys[i + 1]:
+        if not (plain[i] and plain[i + 1]):
             i += 1
+            continue
+        a, b = keys[i], keys[i + 1]
+        if a == b or not (a and b and a.count(" ") == b.count(" ")):
+            i += 1  # one shape (a plain run), or lines of different lengths
             continue
         k = L.name_at(parts[i], parts[i + 1])
         if k is None or k < 0:
             i += 1
             continue
         j = i + 2
-        while j < n and _plain(keys[j]) and L.name_at(parts[i], parts[j]) in (-1, k):
+        while j < n and plain[j] and L.name_at(parts[i], parts[j]) in (-1, k):
             j += 1
-        if j - i < min_run or not _names_pay(lines, i, j, k):
+        if j - i < min_run:
             i += 1
+            continue
+        if not _names_pay(lines, i, j, k):
+            i = j  # a part of it would not pay either
             continue
         keys[i] = None
         for m in range(i + 1, j):

@@ -52,6 +52,7 @@ LONG_TAIL = 200
 MARK = "[ccstate: "
 _QUIET = alike.QUIET
 _LOCATION = None  # compiled on first use
+_GUTTER_CHARS = L.GUTTER_CHARS
 
 
 class Digest:
@@ -244,15 +245,20 @@ def _gutter_end(lines: Sequence[str], classes: list[str], start: int) -> int:
     whose lines may be as shallow as its first (Elixir indents the message, not the gutter):
     one past the end of its paragraph, or of the lines before the next line that starts with
     the same word; 0 when no gutter line follows in the paragraph."""
-    head = lines[start].split(None, 1)[0]
     end = start + 1
+    stop = min(len(lines), start + MAX_PARAGRAPH)
     drawn = False
-    while end < len(lines) and end - start < MAX_PARAGRAPH and classes[end] != "blank":
-        if lines[end].split(None, 1)[0] == head:
-            break  # the next diagnostic
-        drawn = drawn or L.is_gutter(lines[end])
+    while end < stop and classes[end] != "blank":
+        line = lines[end]
+        drawn = drawn or (_GUTTER_CHARS.search(line) is not None and L.is_gutter(line))
         end += 1
-    return end if drawn else 0
+    if not drawn:
+        return 0
+    head = lines[start].split(None, 1)[0]
+    for j in range(start + 1, end):
+        if lines[j].split(None, 1)[0] == head:
+            return j  # the next diagnostic
+    return end
 
 
 # --------------------------------------------------------------------------- what collapses

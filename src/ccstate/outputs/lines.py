@@ -49,7 +49,7 @@ _SUMMARY = re.compile(
 # "error_handler", "src/errors/x", "lib\\errors\\x"), where a word is only a name. (A
 # backslash after a word is an escape: `not found\\n` in JSON text still counts.)
 _ERROR = re.compile(
-    r"(?<![\w/\\.\-])(?:errors?|err!|exception|traceback|panic|panicked|fatal|fail|failed"
+    r"\b(?<![/\\.\-])(?:errors?|err!|exception|traceback|panic|panicked|fatal|fail|failed"
     r"|failure|failures|failing|assert|assertion|assertionerror|segmentation fault|core dumped"
     r"|aborted|abort|denied|refused|unhandled|uncaught|undefined reference|cannot find"
     r"|could not|unable to|no such file|not found|timed out)(?![\w/\-]|\.\w)"
@@ -58,7 +58,7 @@ _ERROR = re.compile(
 )
 # CamelCase exception names count ("TypeError", "java.lang.IllegalStateException: x"), but
 # not as a path's part or a file's name ("src/errors/ValidationError.ts").
-_EXCEPTION = re.compile(r"(?<![\w/\\\-])[A-Z][A-Za-z]*(?:Error|Exception)(?![\w/\-]|\.\w)")
+_EXCEPTION = re.compile(r"\b(?<![/\\\-])[A-Z][A-Za-z]*(?:Error|Exception)(?![\w/\-]|\.\w)")
 _WARNING = re.compile(r"\b(?:warning|warn|deprecated|deprecation)\b", re.IGNORECASE)
 # Progress and chatter: a line's first word (after its indent) is one of these...
 _NOISE_WORDS = frozenset(
@@ -136,6 +136,7 @@ _FRAME = re.compile(
 _UUID = r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b"
 # A diagnostic's gutter: ` 264 │   code`, `     │`, `  |`, `2 |     let x`, `└─ lib/a.ex:3:5`.
 _GUTTER = re.compile(r"^\s*(?:\d+\s+[│|┃]|[│|┃]\s*$|[│┃]\s|[└╰]─)")
+GUTTER_CHARS = re.compile(r"[│|┃└╰]")  # a line without any of these is no gutter line
 _HEX = re.compile(_UUID + r"|\b(?=[0-9a-f]*\d)[0-9a-f]{7,}\b|\b\d+\b|\d+")
 # What changes between two runs of one command, not between the items it reports on: ids
 # (UUIDs, hashes), dates, clock times, durations. `parts` stands them in; other numbers stay
@@ -217,7 +218,13 @@ def is_gutter(line: str) -> bool:
 def parts(line: str) -> list[str]:
     """The line's words, each with its volatile parts (ids, dates, times, durations) stood
     in: `src/a.ts 53ms (unchanged)` ~ `src/b.ts 9ms (unchanged)` but for the first word."""
-    return [_VOLATILE.sub("#", word) if _DIGIT.search(word) else word for word in line.split()]
+    words = line.split()
+    if not _DIGIT.search(line):
+        return words
+    stood = _VOLATILE.sub("#", line).split()
+    if len(stood) == len(words):  # no stand-in spans a space: the words line up
+        return stood
+    return [_VOLATILE.sub("#", word) for word in words]
 
 
 def name_at(a: list[str], b: list[str]) -> int | None:
@@ -225,13 +232,13 @@ def name_at(a: list[str], b: list[str]) -> int | None:
     a letter: not a count): its index; -1 when they do not differ; None otherwise."""
     if len(a) != len(b):
         return None
-    found = -1
-    for k, (x, y) in enumerate(zip(a, b, strict=True)):
-        if x != y:
-            if found >= 0 or not (_LETTER.search(x) and _LETTER.search(y)):
-                return None
-            found = k
-    return found
+    if a == b:
+        return -1
+    differs = list(map(str.__ne__, a, b))
+    if differs.count(True) != 1:
+        return None
+    k = differs.index(True)
+    return k if _LETTER.search(a[k]) and _LETTER.search(b[k]) else None
 
 
 _DIGIT = re.compile(r"\d")
