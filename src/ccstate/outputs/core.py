@@ -106,16 +106,9 @@ def digest_for(
         return _paths(text, limit)
     rows = output_lines.normalize(text)
     if text.lstrip()[:1] in ("{", "[") or text.startswith("==> "):
-        from ccstate.outputs import jsontext
-
-        compact = jsontext.compact_json(text) if text.lstrip()[:1] in ("{", "[") else None
-        if compact is not None:
-            return Body(compact, "json") if len(compact) <= limit else None
-        json_lines = jsontext.compact_lines(rows, line_digest.LONG_LINE)
-        if json_lines is not None:
-            return _json_lines(*json_lines, limit)
-        if _looks_like_json(text):
-            return None  # JSON we could not parse (cut short?): leave it whole
+        json_text, body = _json(text, rows, limit)
+        if json_text:
+            return body
     from ccstate.outputs import lint
 
     grouped = lint.group_warnings(rows)
@@ -132,12 +125,23 @@ def digest_for(
     return Body(text, "lint") if len(text) <= limit else None
 
 
-def _json_lines(rows: list[str], failing: list[int], limit: int) -> Body | None:
-    """JSON Lines, each row compacted: then the line digest, which cuts long rows (not those
-    whose strings hold a failure line) and collapses runs."""
-    found = line_digest.digest_lines(rows, max_chars=limit, keep=failing)
-    text = found.text if found is not None else "\n".join(rows)
-    return Body(text, "jsonl") if len(text) <= limit else None
+def _json(text: str, rows: list[str], limit: int) -> tuple[bool, Body | None]:
+    """(whether the text is JSON, its digest): one JSON value without its plumbing; JSON
+    Lines (or `head` of several such files) compacted row by row, then the line digest, which
+    cuts long rows (not those whose strings hold a failure line) and collapses runs; JSON
+    that does not parse (cut short?) is left whole."""
+    from ccstate.outputs import jsontext
+
+    compact = jsontext.compact_json(text) if text.lstrip()[:1] in ("{", "[") else None
+    if compact is not None:
+        return True, Body(compact, "json") if len(compact) <= limit else None
+    json_lines = jsontext.compact_lines(rows, line_digest.LONG_LINE)
+    if json_lines is not None:
+        rows, failing = json_lines
+        found = line_digest.digest_lines(rows, max_chars=limit, keep=failing)
+        body = found.text if found is not None else "\n".join(rows)
+        return True, Body(body, "jsonl") if len(body) <= limit else None
+    return _looks_like_json(text), None
 
 
 def _paths(text: str, limit: int) -> Body | None:

@@ -68,7 +68,7 @@ def compact_lines(rows: list[str], long_line: int) -> tuple[list[str], list[int]
         if item is _NOT_JSON:
             out.append(row)
             continue
-        if any(is_failure_line(s) for text in _strings(item) for s in text.split("\n")):
+        if any(is_failure_line(s) for text in strings(item) for s in text.split("\n")):
             failing.append(i)
         cleaned = _clean(item)
         whole = len(_dump(cleaned)) <= long_line  # objects of a row that stays whole
@@ -95,14 +95,14 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _strings(value: Any) -> list[str]:
+def strings(value: Any) -> list[str]:
     """Every string value in a JSON value (keys aside)."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        return [s for item in value.values() for s in _strings(item)]
+        return [s for item in value.values() for s in strings(item)]
     if isinstance(value, list):
-        return [s for item in value for s in _strings(item)]
+        return [s for item in value for s in strings(item)]
     return []
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ccstate import hookio, tokens
-from ccstate.outputs import core, lines, listing
+from ccstate.outputs import core, jsontext, lines, listing
 
 HANDLE_DIR = ".ccstate/out"
 
@@ -168,13 +168,7 @@ def _row_strings(rows: list[str]) -> list[str]:
 
 def _strings(value: Any) -> list[str]:
     """Every string in a JSON value, keys aside, split into lines."""
-    if isinstance(value, str):
-        return value.split("\n")
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in _strings(item)]
-    if isinstance(value, list):
-        return [s for item in value for s in _strings(item)]
-    return []
+    return [line for text in jsontext.strings(value) for line in text.split("\n")]
 
 
 def _hook_text(name: str, tool_input: dict[str, Any], seen: str, extra: Any) -> str | None:
