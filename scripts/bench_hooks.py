@@ -375,7 +375,8 @@ DIGEST_ROW = "-m ccstate.hooks PostToolUse Bash digest (600-line test run)"
 
 
 def against_rows(python: str, project: Project, ref: str, tmp: Path) -> list[Row]:
-    """The hot hooks and SessionStart from `ref`'s src/, each in its own sessions."""
+    """The hot hooks (the Bash digest too) and SessionStart from `ref`'s src/, each in its own
+    sessions."""
     target = tmp / "against"
     target.mkdir()
     archive = subprocess.run(
@@ -395,6 +396,12 @@ def against_rows(python: str, project: Project, ref: str, tmp: Path) -> list[Row
             [*hooks, "PostToolUse"],
             by_event["PostToolUse repeat"],
             setup=by_event["PostToolUse seed"],
+            src=src,
+        ),
+        Row(
+            f"{label} PostToolUse Bash digest (600-line test run)",
+            [*hooks, "PostToolUse"],
+            by_event["PostToolUse digest"],
             src=src,
         ),
     ]

@@ -71,6 +71,44 @@ def test_post_tool_use_updated_output_shape() -> None:
     }
 
 
+def test_a_read_replacement_has_reads_shape() -> None:
+    response = {
+        "type": "text",
+        "file": {"filePath": "/p/x.py", "content": "a\nb", "totalLines": 41},
+    }
+    result = hookio.read_result(
+        response, "[ccstate: not file content] x", start_line=0, num_lines=1, detail={"k": 1}
+    )
+    assert result == HookResult(
+        updated_tool_output={
+            "type": "text",
+            "file": {
+                "filePath": "/p/x.py",
+                "content": "[ccstate: not file content] x",
+                "numLines": 1,
+                "startLine": 0,
+                "totalLines": 41,
+            },
+        },
+        detail={"k": 1},
+    )
+    diff = hookio.read_result(response, "n", start_line=0, num_lines=1, additional_context="d")
+    assert json.loads(hookio.render("PostToolUse", diff) or "")["hookSpecificOutput"] == {
+        "hookEventName": "PostToolUse",
+        "updatedToolOutput": {
+            "type": "text",
+            "file": {
+                "filePath": "/p/x.py",
+                "content": "n",
+                "numLines": 1,
+                "startLine": 0,
+                "totalLines": 41,
+            },
+        },
+        "additionalContext": "d",
+    }
+
+
 def test_pre_compact_prints_plain_instructions() -> None:
     assert hookio.render("PreCompact", HookResult(compact_instructions="keep D3")) == "keep D3"
 

@@ -262,6 +262,34 @@ def _mcp_text(blocks: list[Any]) -> tuple[str, str] | None:
     return (text, "") if isinstance(text, str) else None
 
 
+def read_result(
+    response: Any,
+    content: str,
+    *,
+    start_line: int,
+    num_lines: int,
+    additional_context: str | None = None,
+    detail: Mapping[str, Any] | None = None,
+) -> HookResult:
+    """A HookResult that shows the model `content` in place of a Read's output, in Read's own
+    shape (reference §0.3): the model sees `content` with line numbers counted from
+    `start_line` (0 for a notice: no file has a line 0)."""
+    file = (response.get("file") if isinstance(response, dict) else None) or {}
+    shape = {
+        "type": "text",
+        "file": {
+            "filePath": file.get("filePath"),
+            "content": content,
+            "numLines": num_lines,
+            "startLine": start_line,
+            "totalLines": file.get("totalLines"),
+        },
+    }
+    return HookResult(
+        updated_tool_output=shape, additional_context=additional_context, detail=detail
+    )
+
+
 def output_result(
     tool_name: str, response: Any, text: str, detail: Mapping[str, Any] | None = None
 ) -> HookResult:

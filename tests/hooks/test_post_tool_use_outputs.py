@@ -85,6 +85,17 @@ def test_a_persisted_output_is_digested_from_the_whole_file(git_project: Path) -
     assert "      Tests  3 failed | 117 passed (120)" in replaced["stdout"]  # from the tail
 
 
+def test_json_lines_and_minified_lines_are_digested_through_the_hook(git_project: Path) -> None:
+    for name, how in (("session-log.jsonl", "jsonl"), ("curl-minified.txt", "lines")):
+        text = (FIXTURES / "outputs" / name).read_text()
+        out = run_hook("PostToolUse", bash(git_project, text), cwd=git_project)[1]
+        digest = out["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+        assert "chars of this line left out]" in digest and len(digest) < len(text) / 2
+        path = HANDLE.search(digest)
+        assert path is not None and Path(path.group(1)).read_text() == text
+        assert heartbeat(git_project)["detail"]["digest"] == how
+
+
 def test_grep_content_keeps_grep_shape_with_one_heading_per_file(git_project: Path) -> None:
     (git_project / "src").mkdir()
     for n in range(3):

@@ -419,20 +419,6 @@ def test_known_lines() -> None:
     assert ledger.known_lines(s.ledger, PATH, 4, 6, s.blobs.load) is None
 
 
-def test_read_output_has_reads_shape() -> None:
-    d = Decision("identical", "unchanged", "[ccstate: not file content] x", 0, 1)
-    assert ledger.read_output(response(TEXT), d) == {
-        "type": "text",
-        "file": {
-            "filePath": PATH,
-            "content": "[ccstate: not file content] x",
-            "numLines": 1,
-            "startLine": 0,
-            "totalLines": 41,
-        },
-    }
-
-
 def test_read_event_fields() -> None:
     event = ledger.read_event(*window(TEXT, 3, 2), "/p", "toolu_9")
     assert event == ReadEvent(

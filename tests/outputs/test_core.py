@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -11,6 +12,7 @@ from ccstate.outputs import core
 from helpers import FIXTURES
 
 VITEST = (FIXTURES / "outputs" / "vitest-3-failures.txt").read_text()
+UPDATE = os.environ.get("CCSTATE_UPDATE_GOLDEN") == "1"
 WORDS = [a + b for a in ("alpha", "beta", "gamma", "delta", "omega") for b in "klmnopqrstuvwxyz"]
 
 
@@ -76,3 +78,23 @@ def test_a_bash_path_list_names_its_shared_folder_once() -> None:
     body = core.digest_for("Bash", text)
     assert body is not None and body.how == "paths"
     assert all(f"{w}/{w[::-1]}.py" in body.text.split("\n") for w in WORDS)
+
+
+def test_json_lines_get_each_row_compacted_and_long_rows_cut() -> None:
+    path = FIXTURES / "outputs" / "session-log.jsonl"
+    text = path.read_text()
+    body = core.digest_for("Bash", text)
+    assert body is not None and body.how == "jsonl"
+    expected = path.with_suffix(".digest.txt")
+    if UPDATE:
+        expected.write_text(body.text + "\n")
+    assert body.text + "\n" == expected.read_text()  # reviewed
+    rows = body.text.split("\n")
+    assert '"model":"[ccstate: same as line 1.session.model]"' in rows[2]
+    assert "chars of this line left out]" in rows[6] and len(rows[6]) < 1000
+    result = json.loads(rows[4])  # the failed test run, whole
+    assert "AssertionError: assert 2 == 3" in result["output"].split("\n")
+    assert core.with_handle(body, text, "/p/o.txt").endswith(
+        "(JSON lines: links, ids and empty values dropped, long lines cut). Complete output: "
+        "/p/o.txt - Read it for anything left out.]"
+    )

@@ -100,3 +100,29 @@ def test_public_corpus_digests_lose_no_failure_line() -> None:
     _reports, total = replay.replay([PUBLIC], ledger.Options(), t)
     assert t.totals.total.digests > 50 and t.totals.failure_lines > 100
     assert t.totals.lost == [] and total.violations == []
+
+
+def test_json_lines_are_checked_by_the_strings_of_their_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = (FIXTURES / "outputs" / "session-log.jsonl").read_text()
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        _lines(*_call(1, "Bash", {"command": "cat run.jsonl | jq -c ."}, log), *_later(2))
+    )
+    t = tally(path).totals
+    assert t.tools["Bash"].digests == 1 and t.lost == []
+    output = json.loads(log.split("\n")[4])["output"].split("\n")  # the failed pytest run
+    assert t.failure_lines == len([s for s in output if lines.is_failure_line(s)]) == 5
+
+    real = core.digest_for
+
+    def careless(tool_name: str, text: str, **kw: object) -> core.Body | None:
+        body = real(tool_name, text)
+        assert body is not None and body.how == "jsonl"
+        return core.Body(
+            body.text.replace("AssertionError: assert 2 == 3", "assert 2 == 3"), "jsonl"
+        )
+
+    monkeypatch.setattr(core, "digest_for", careless)
+    assert tally(path).totals.lost == ["Bash: AssertionError: assert 2 == 3"]

@@ -46,8 +46,11 @@ def _on_read(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     detail.update(ledger=decision.kind, ledger_reason=decision.reason)
     if not decision.replaced:
         return HookResult.noop(**detail)
-    return HookResult(
-        updated_tool_output=ledger.read_output(inp.tool_response, decision),
+    return hookio.read_result(
+        inp.tool_response,
+        decision.content,
+        start_line=decision.start_line,
+        num_lines=decision.num_lines,
         additional_context=decision.context or None,
         detail=detail,
     )

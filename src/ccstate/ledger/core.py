@@ -266,22 +266,6 @@ def _diff(
     return Decision("diff", "changed since delivered", notice, 0, 1, note, (claim,), saved)
 
 
-def read_output(response: Mapping[str, Any], decision: Decision) -> dict[str, Any]:
-    """The replacement in Read's own output shape (reference §0.3); the model sees `content`
-    with line numbers counted from `startLine` (0 for a notice: no file has a line 0)."""
-    file = response.get("file") or {}
-    return {
-        "type": "text",
-        "file": {
-            "filePath": file.get("filePath"),
-            "content": decision.content,
-            "numLines": decision.num_lines,
-            "startLine": decision.start_line,
-            "totalLines": file.get("totalLines"),
-        },
-    }
-
-
 # --------------------------------------------------------------------------- bookkeeping
 
 

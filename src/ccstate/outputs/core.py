@@ -32,6 +32,7 @@ WHAT = {  # what the digest did, in the closing line
     "grep-lines": "one heading per file; errors kept, the rest collapsed",
     "paths": "shared folder written once",
     "json": "links, ids and empty values dropped",
+    "jsonl": "JSON lines: links, ids and empty values dropped, long lines cut",
     "lint": "errors kept, warnings grouped by rule",
 }
 PATHS_NOTE = "[ccstate: the paths below are in {folder}]"
@@ -93,25 +94,23 @@ def digest_for(
         from ccstate.outputs import listing
 
         headed = listing.grep_headings(text, exists)
-        if headed is None or len(headed) <= limit:
-            return Body(headed, "grep") if headed is not None else None
+        if headed is None:
+            return None
+        if len(headed) <= limit:  # long lines cut (a match in a minified file or a log)
+            return Body("\n".join(line_digest.cut_long_lines(headed.split("\n"))[0]), "grep")
         # Claude Code would persist it and show a 2 KB preview: digest it, headings kept
         rows, numbers, headings = listing.heading_numbers(headed)
         found = line_digest.digest_lines(rows, max_chars=limit, numbers=numbers, keep=headings)
         return Body(found.text, "grep-lines") if found is not None else None
     if tool_name == "Glob":
         return _paths(text, limit)
-    if text.lstrip()[:1] in ("{", "["):
-        from ccstate.outputs import jsontext
-
-        compact = jsontext.compact_json(text)
-        if compact is not None:
-            return Body(compact, "json") if len(compact) <= limit else None
-        if _looks_like_json(text):
-            return None  # JSON we could not parse (cut short?): leave it whole
+    rows = output_lines.normalize(text)
+    if text.lstrip()[:1] in ("{", "[") or text.startswith("==> "):
+        json_text, body = _json(text, rows, limit)
+        if json_text:
+            return body
     from ccstate.outputs import lint
 
-    rows = output_lines.normalize(text)
     grouped = lint.group_warnings(rows)
     if grouped is None:
         found = line_digest.digest_lines(rows, max_chars=limit)
@@ -124,6 +123,25 @@ def digest_for(
     found = line_digest.digest_lines(rows, max_chars=limit, numbers=numbers)
     text = found.text if found is not None else "\n".join(rows)
     return Body(text, "lint") if len(text) <= limit else None
+
+
+def _json(text: str, rows: list[str], limit: int) -> tuple[bool, Body | None]:
+    """(whether the text is JSON, its digest): one JSON value without its plumbing; JSON
+    Lines (or `head` of several such files) compacted row by row, then the line digest, which
+    cuts long rows (not those whose strings hold a failure line) and collapses runs; JSON
+    that does not parse (cut short?) is left whole."""
+    from ccstate.outputs import jsontext
+
+    compact = jsontext.compact_json(text) if text.lstrip()[:1] in ("{", "[") else None
+    if compact is not None:
+        return True, Body(compact, "json") if len(compact) <= limit else None
+    json_lines = jsontext.compact_lines(rows, line_digest.LONG_LINE)
+    if json_lines is not None:
+        rows, failing = json_lines
+        found = line_digest.digest_lines(rows, max_chars=limit, keep=failing)
+        body = found.text if found is not None else "\n".join(rows)
+        return True, Body(body, "jsonl") if len(body) <= limit else None
+    return _looks_like_json(text), None
 
 
 def _paths(text: str, limit: int) -> Body | None:

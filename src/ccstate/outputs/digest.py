@@ -10,9 +10,17 @@ Collapsed into one marker line that gives the count, the original line numbers a
 - runs of passing-test and progress lines (blank lines inside a run go with it);
 - runs of at least `MIN_RUN` lines of one shape (`lines.shape`: numbers and names stood in for);
 - a warning block whose first line has the shape of an earlier warning's (the locations are
-  listed); repeats of what was shown already: an error block identical to an earlier one (the
+  listed; a diagnostic drawn with a gutter, `│`/`|`/`└─`, is one block to its paragraph's
+  end); repeats of what was shown already: an error block identical to an earlier one (the
   same error lines), stack frames an earlier kept block showed word for word, the body of a
   paragraph that repeats an earlier paragraph's.
+
+After its first line or block, said in one marker with the count and the names (alike.py):
+- runs of lines alike but for one name (`src/a.ts 53ms (unchanged)`), when listing the names
+  is worth it; blocks of 2-4 lines repeated line by line (`> Task :x:compileJava` + notes).
+
+Cut in the middle, with a marker naming how much: a line over `LONG_LINE` characters that is
+not a failure line (minified HTML, JS or CSS; a one-line JSON blob).
 
 Deterministic: the same lines give the same digest. `digest_lines` returns None when it would
 not save enough; the caller then passes the output through untouched.
@@ -20,6 +28,7 @@ not save enough; the caller then passes the output through untouched.
 
 from __future__ import annotations
 
+from ccstate.outputs import alike
 from ccstate.outputs import lines as L
 
 TYPE_CHECKING = False
@@ -35,9 +44,16 @@ MAX_BLOCK = 400  # continuation lines of one error or warning block
 MAX_PARAGRAPH = 40  # lines; a longer paragraph is not compared with others
 EXAMPLE_CHARS = 80
 MAX_LOCATIONS = 8
+# A line longer than this (minified HTML or JS, a one-line JSON blob) keeps its head and tail.
+# In the public transcripts every line over it is such a blob; the longest a test runner or a
+# compiler printed is 1,345 characters (scripts/output_line_lengths.py).
+LONG_LINE = 2_000
+LONG_HEAD = 600
+LONG_TAIL = 200
 MARK = "[ccstate: "
-_QUIET = frozenset({"pass", "noise"})
+_QUIET = alike.QUIET
 _LOCATION = None  # compiled on first use
+_GUTTER_CHARS = L.GUTTER_CHARS
 
 
 class Digest:
@@ -73,23 +89,47 @@ def digest_lines(
     when the lines are not all of it (a linter report already grouped), for the markers;
     the lines at the indexes in `keep` are protected too (a Grep result's file headings)."""
     n = len(lines)
-    if n < HEAD + TAIL + MIN_RUN:
-        return None
     classes = [L.classify(line) for line in lines]
+    whole = bytearray(n)  # lines never cut (failure lines are not either)
+    for i in keep:
+        whole[i] = 1
+    if n < HEAD + TAIL + MIN_RUN:  # too short to collapse: only long lines are cut
+        out, cuts = cut_long_lines(lines, whole)
+        text = "\n".join(out)
+        return Digest(text, n, n, 0, cuts) if cuts and len(text) <= max_chars else None
     guard = _protected(lines, classes)
     for i in keep:
         guard[i] = 1
-    keys = _run_keys(lines, classes, guard)
+    plain = _run_keys(lines, classes, guard)
+    keys = list(plain)
+    alike.block_runs(lines, keys, MIN_RUN)
+    alike.name_runs(lines, keys, MIN_RUN)
     numbers = numbers if numbers is not None else range(1, n + 1)
-    out, kept, markers = _render(lines, classes, guard, keys, numbers)
+    out, kept, markers = _render(lines, classes, whole, keys, numbers)
     text = "\n".join(out)
     if len(text) > max_chars:  # too long still: every unprotected stretch becomes one line
-        keys = [None if k is None else "" if k == "" else "rest" for k in keys]
-        out, kept, markers = _render(lines, classes, guard, keys, numbers)
+        keys = [None if k is None else "" if k == "" else "rest" for k in plain]
+        out, kept, markers = _render(lines, classes, whole, keys, numbers)
         text = "\n".join(out)
     if len(text) > max_chars or not markers:
         return None  # the protected lines alone are too long, or nothing collapsed
     return Digest(text, n, kept, n - kept, markers)
+
+
+def cut_long_lines(lines: Sequence[str], whole: bytearray | None = None) -> tuple[list[str], int]:
+    """The lines with each long one cut (`_cut`; not those marked in `whole`), and how many
+    were cut."""
+    out = [_cut(line, whole[i] if whole else 0) for i, line in enumerate(lines)]
+    return out, sum(1 for a, b in zip(out, lines, strict=True) if a is not b)
+
+
+def _cut(line: str, whole: int) -> str:
+    """A line over LONG_LINE characters, unless it must stay whole (a failure line, or kept
+    by the caller), with its middle left out and a marker naming how much."""
+    if len(line) <= LONG_LINE or whole or L.is_failure_line(line):
+        return line
+    left = len(line) - LONG_HEAD - LONG_TAIL
+    return f"{line[:LONG_HEAD]}…{MARK}{left:,} chars of this line left out]…{line[-LONG_TAIL:]}"
 
 
 # --------------------------------------------------------------------------- what is kept
@@ -178,7 +218,10 @@ def _repeated_paragraphs(lines: Sequence[str], classes: list[str], guard: bytear
 def _block_end(lines: Sequence[str], classes: list[str], start: int) -> int:
     """One past the last line of the block that starts at `start`: deeper-indented lines and
     stack frames follow it (and, after a Python "Traceback", its exception line); one blank
-    line may sit inside."""
+    line may sit inside. A diagnostic drawn with a gutter runs to the end of its paragraph."""
+    drawn = _gutter_end(lines, classes, start)
+    if drawn:
+        return drawn
     base = L.indent(lines[start])
     n = len(lines)
     j = start + 1
@@ -196,6 +239,27 @@ def _block_end(lines: Sequence[str], classes: list[str], start: int) -> int:
             continue
         break  # a line as shallow as the first, an error line too: the next block
     return j
+
+
+def _gutter_end(lines: Sequence[str], classes: list[str], start: int) -> int:
+    """A diagnostic drawn with a gutter (Elixir, rustc: ` 264 │   code`, `  |`, `└─ lib/a.ex:3`)
+    whose lines may be as shallow as its first (Elixir indents the message, not the gutter):
+    one past the end of its paragraph, or of the lines before the next line that starts with
+    the same word; 0 when no gutter line follows in the paragraph."""
+    end = start + 1
+    stop = min(len(lines), start + MAX_PARAGRAPH)
+    drawn = False
+    while end < stop and classes[end] != "blank":
+        line = lines[end]
+        drawn = drawn or (_GUTTER_CHARS.search(line) is not None and L.is_gutter(line))
+        end += 1
+    if not drawn:
+        return 0
+    head = lines[start].split(None, 1)[0]
+    for j in range(start + 1, end):
+        if lines[j].split(None, 1)[0] == head:
+            return j  # the next diagnostic
+    return end
 
 
 # --------------------------------------------------------------------------- what collapses
@@ -257,7 +321,7 @@ def _runs(keys: list[str | None]) -> list[tuple[int, int, str]]:
                 key = "quiet"
             last, count = j, count + 1
             j += 1
-        if count >= MIN_RUN or key.startswith("again:"):
+        if count >= MIN_RUN or key.startswith(("again:", "names:", "blocks:")):
             runs.append((i, last + 1, key))
         i = last + 1
     return runs
@@ -275,7 +339,7 @@ def _same_run(key: str, other: str) -> bool:
 def _render(
     lines: Sequence[str],
     classes: list[str],
-    guard: bytearray,
+    whole: bytearray,
     keys: list[str | None],
     numbers: Sequence[int],
 ) -> tuple[list[str], int, int]:
@@ -290,13 +354,18 @@ def _render(
             start, end, key = runs[r]
             r += 1
             marker = _marker(lines, classes, start, end, key, (numbers[start], numbers[end - 1]))
-            if len(marker) < sum(len(lines[j]) + 1 for j in range(start, end)):
+            budget = sum(len(lines[j]) + 1 for j in range(start, end))
+            if key.startswith("names:"):  # a list of names must be worth the loss of lines
+                budget = int(budget * (1 - alike.NAMES_SAVED))
+            if len(marker) < budget:
                 out.append(marker)
                 markers += 1
                 i = end
                 continue
-        out.append(lines[i])
+        line = _cut(lines[i], whole[i])
+        out.append(line)
         kept += 1
+        markers += line is not lines[i]
         i += 1
     return out, kept, markers
 
@@ -325,7 +394,12 @@ def _marker(
             f"starting {example}]"
         )
     if key.startswith("again:"):
-        blocks = sum(1 for j in range(start, end) if classes[j] == "warning")
+        head = key[len("again:") :]  # the shape of each block's first line
+        blocks = sum(
+            1
+            for j in range(start, end)
+            if classes[j] == "warning" and L.shape(lines[j], names=True) == head
+        )
         found = _locations(lines[start:end])
         return (
             f"{MARK}{count} lines omitted ({span}): {blocks} more warning"
@@ -333,6 +407,15 @@ def _marker(
         )
     if key == "rest":
         return f"{MARK}{count} lines omitted ({span}), starting {example}]"
+    if key.startswith("names:"):  # names:<first line>:<word index>
+        names = alike.run_names(lines, start, end, int(key.rsplit(":", 1)[1]))
+        return f"{MARK}{count} more lines like the one above ({span}) for: {names}]"
+    if key.startswith("blocks:"):  # blocks:<first line>:<lines per block>
+        origin, period = (int(x) for x in key.split(":")[1:])
+        names = alike.block_names(lines, start, end, origin, period)
+        blocks = -(-count // period)  # the last block may be cut short
+        what = f"{MARK}{blocks} more blocks like the {period} lines above ({span})"
+        return f"{what} for: {names}]" if names else f"{what}]"
     return f"{MARK}{count} similar lines omitted ({span}), e.g. {example}]"
 
 

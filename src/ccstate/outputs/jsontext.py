@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import re
 
+from ccstate.outputs.lines import is_failure_line
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -41,6 +43,69 @@ def compact_json(text: str) -> str | None:
     return out if len(out) < len(text) else None
 
 
+def compact_lines(rows: list[str], long_line: int) -> tuple[list[str], list[int]] | None:
+    """JSON Lines (a session log, `gh ... --json` a line at a time): each row that is a JSON
+    object or array compacted as `compact_json` does, an object that repeats one of an
+    earlier row's written as a pointer to it ("[ccstate: same as line 3.payload]", never to
+    a row longer than `long_line`, which a digest cuts). Between the JSON rows only blank
+    rows and `head`'s `==> file <==` headers may stand; the last row may be cut short (kept
+    as it is). Returns the rows and the indexes of those whose strings hold a failure line
+    (`lines.is_failure_line`: a digest keeps them whole), or None when `rows` are not JSON
+    Lines or nothing was dropped."""
+    parsed: list[Any] = []
+    last = max((i for i, row in enumerate(rows) if row.strip()), default=-1)
+    for i, row in enumerate(rows):
+        item = _json_row(row)
+        if item is _NOT_JSON and row.strip() and not _HEADER.match(row) and i != last:
+            return None
+        parsed.append(item)
+    if sum(1 for item in parsed if item is not _NOT_JSON) < 2:
+        return None
+    out: list[str] = []
+    failing: list[int] = []
+    seen: dict[str, str] = {}
+    for i, (row, item) in enumerate(zip(rows, parsed, strict=True)):
+        if item is _NOT_JSON:
+            out.append(row)
+            continue
+        if any(is_failure_line(s) for text in strings(item) for s in text.split("\n")):
+            failing.append(i)
+        cleaned = _clean(item)
+        whole = len(_dump(cleaned)) <= long_line  # objects of a row that stays whole
+        compact = _dump(_same_as(cleaned, f"line {i + 1}", seen, register=whole))
+        out.append(compact if len(compact) < len(row) else row)
+    return (out, failing) if out != rows else None
+
+
+_NOT_JSON = object()
+_HEADER = re.compile(r"==> .* <==\Z")
+
+
+def _json_row(row: str) -> Any:
+    text = row.strip()
+    if not text or text[0] not in "{[" or text[-1] not in "}]":
+        return _NOT_JSON
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def strings(value: Any) -> list[str]:
+    """Every string value in a JSON value (keys aside)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in strings(item)]
+    return []
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, dict):
         out = {}
@@ -66,9 +131,10 @@ def _all_zero(item: Any) -> bool:
     )
 
 
-def _same_as(value: Any, path: str, seen: dict[str, str]) -> Any:
+def _same_as(value: Any, path: str, seen: dict[str, str], *, register: bool = True) -> Any:
     """`value` with each object or list that repeats an earlier one (of MIN_REPEAT characters
-    or more) written as a pointer to the first."""
+    or more) written as a pointer to the first; with `register` false, the objects of this
+    value are not pointed to later."""
     if not isinstance(value, dict | list):
         return value
     if path:
@@ -76,10 +142,14 @@ def _same_as(value: Any, path: str, seen: dict[str, str]) -> Any:
         if len(key) >= MIN_REPEAT:
             if key in seen:
                 return f"[ccstate: same as {seen[key]}]"
-            seen[key] = path
+            if register:
+                seen[key] = path
     if isinstance(value, dict):
-        return {k: _same_as(v, f"{path}.{k}" if path else k, seen) for k, v in value.items()}
-    return [_same_as(v, f"{path}[{i}]", seen) for i, v in enumerate(value)]
+        return {
+            k: _same_as(v, f"{path}.{k}" if path else k, seen, register=register)
+            for k, v in value.items()
+        }
+    return [_same_as(v, f"{path}[{i}]", seen, register=register) for i, v in enumerate(value)]
 
 
 def _dropped(key: str, item: Any) -> bool:

@@ -30,7 +30,7 @@ _PASS = re.compile(
     r"|\sPASSED\s*(?:\[\s*\d+%\])?\s*$"
     r"|^\s*[↓○⊘]\s"
     r"|^\s*\S+\.py\s+[.sxX]+\s*(?:\[\s*\d+%\])?\s*$"
-    r"|^\s*\.{3,}\s*$"
+    r"|^\s*\.+\s*$"  # ExUnit, RSpec, minitest: a dot per passing test
 )
 _SUMMARY = re.compile(
     r"\b\d+ (?:passed|failed|failing|passing|skipped|pending|errors?|warnings?|problems?"
@@ -45,17 +45,20 @@ _SUMMARY = re.compile(
     r"|^\s*\d+ files? changed\b",
     re.IGNORECASE,
 )
-# Error words count only as words: not inside a path or a name ("api-errors.ts",
-# "error_handler", "src/errors/x"); CamelCase exception names count ("TypeError").
+# Error words count only as words: not inside a path or a file name ("api-errors.ts",
+# "error_handler", "src/errors/x", "lib\\errors\\x"), where a word is only a name. (A
+# backslash after a word is an escape: `not found\\n` in JSON text still counts.)
 _ERROR = re.compile(
-    r"(?<![\w/.\-])(?:errors?|err!|exception|traceback|panic|panicked|fatal|fail|failed"
+    r"\b(?<![/\\.\-])(?:errors?|err!|exception|traceback|panic|panicked|fatal|fail|failed"
     r"|failure|failures|failing|assert|assertion|assertionerror|segmentation fault|core dumped"
     r"|aborted|abort|denied|refused|unhandled|uncaught|undefined reference|cannot find"
     r"|could not|unable to|no such file|not found|timed out)(?![\w/\-]|\.\w)"
     r"|^\s*(?:[✗✘\u00d7✖❌\u2a2f]|E\s{3}|\d+\) test\b)",  # ballot and cross marks
     re.IGNORECASE,
 )
-_EXCEPTION = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b")
+# CamelCase exception names count ("TypeError", "java.lang.IllegalStateException: x"), but
+# not as a path's part or a file's name ("src/errors/ValidationError.ts").
+_EXCEPTION = re.compile(r"\b(?<![/\\\-])[A-Z][A-Za-z]*(?:Error|Exception)(?![\w/\-]|\.\w)")
 _WARNING = re.compile(r"\b(?:warning|warn|deprecated|deprecation)\b", re.IGNORECASE)
 # Progress and chatter: a line's first word (after its indent) is one of these...
 _NOISE_WORDS = frozenset(
@@ -130,7 +133,20 @@ _FRAME = re.compile(
     r'^\s+(?:at \S|File ".+", line \d+|from \S+:\d+|\d+: 0x[0-9a-f]+|\S+\.go:\d+)'
     r"|^\s*\(?\S+:\d+:\d+\)?\s*$"
 )
-_HEX = re.compile(r"\b(?=[0-9a-f]*\d)[0-9a-f]{7,}\b|\b\d+\b|\d+")
+_UUID = r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b"
+# A diagnostic's gutter: ` 264 │   code`, `     │`, `  |`, `2 |     let x`, `└─ lib/a.ex:3:5`.
+_GUTTER = re.compile(r"^\s*(?:\d+\s+[│|┃]|[│|┃]\s*$|[│┃]\s|[└╰]─)")
+GUTTER_CHARS = re.compile(r"[│|┃└╰]")  # a line without any of these is no gutter line
+_HEX = re.compile(_UUID + r"|\b(?=[0-9a-f]*\d)[0-9a-f]{7,}\b|\b\d+\b|\d+")
+# What changes between two runs of one command, not between the items it reports on: ids
+# (UUIDs, hashes), dates, clock times, durations. `parts` stands them in; other numbers stay
+# (a count, a size or a version is data).
+_VOLATILE = re.compile(
+    _UUID + r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b"
+    r"|\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\b"
+    r"|\b\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d+)?\b"
+    r"|\b\d+(?:[.,]\d+)?(?:ms|s|µs|us|ns|sec|secs|min|m|h)\b"
+)
 _QUOTED = re.compile(r"'[^'\n]{0,80}'|\"[^\"\n]{0,80}\"|`[^`\n]{0,80}`")
 _SPACES = re.compile(r"\s+")
 
@@ -192,6 +208,41 @@ def shape(line: str, *, names: bool = False) -> str:
     if names and ("'" in line or '"' in line or "`" in line):
         text = _QUOTED.sub("'_'", line)
     return _SPACES.sub(" ", _HEX.sub("0", text)).strip()
+
+
+def is_gutter(line: str) -> bool:
+    """A line of a diagnostic's gutter (rustc, Elixir, Biome draw the code they point at)."""
+    return bool(_GUTTER.match(line))
+
+
+def parts(line: str) -> list[str]:
+    """The line's words, each with its volatile parts (ids, dates, times, durations) stood
+    in: `src/a.ts 53ms (unchanged)` ~ `src/b.ts 9ms (unchanged)` but for the first word."""
+    words = line.split()
+    if not _DIGIT.search(line):
+        return words
+    stood = _VOLATILE.sub("#", line).split()
+    if len(stood) == len(words):  # no stand-in spans a space: the words line up
+        return stood
+    return [_VOLATILE.sub("#", word) for word in words]
+
+
+def name_at(a: list[str], b: list[str]) -> int | None:
+    """Where two lines' `parts` differ, when they differ in one word that is a name (it has
+    a letter: not a count): its index; -1 when they do not differ; None otherwise."""
+    if len(a) != len(b):
+        return None
+    if a == b:
+        return -1
+    differs = list(map(str.__ne__, a, b))
+    if differs.count(True) != 1:
+        return None
+    k = differs.index(True)
+    return k if _LETTER.search(a[k]) and _LETTER.search(b[k]) else None
+
+
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 def indent(line: str) -> int:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ccstate import hookio, tokens
-from ccstate.outputs import core, lines, listing
+from ccstate.outputs import core, jsontext, lines, listing
 
 HANDLE_DIR = ".ccstate/out"
 
@@ -135,12 +135,16 @@ class DigestTally:
 def _failure_lines(text: str, how: str) -> set[str]:
     if how == "json":
         return {s for s in _strings(json.loads(text)) if lines.is_failure_line(s)}
+    if how == "jsonl":
+        return {s for s in _row_strings(lines.normalize(text)) if lines.is_failure_line(s)}
     return {line for line in lines.normalize(text) if lines.is_failure_line(line)}
 
 
 def _kept_lines(body: core.Body) -> set[str]:
     if body.how == "json":
         return set(_strings(json.loads(body.text)))
+    if body.how == "jsonl":
+        return set(_row_strings(body.text.split("\n")))
     if body.how in ("grep", "grep-lines"):
         return set(listing.expand_headings(body.text).split("\n")) | set(body.text.split("\n"))
     if body.how == "paths":
@@ -150,15 +154,21 @@ def _kept_lines(body: core.Body) -> set[str]:
     return set(lines.normalize(body.text))
 
 
+def _row_strings(rows: list[str]) -> list[str]:
+    """JSON Lines: the strings of each row that parses, split into lines; any other row (a
+    header, a marker, a row cut short) as it is."""
+    out: list[str] = []
+    for row in rows:
+        try:
+            out += _strings(json.loads(row)) if row.lstrip()[:1] in ("{", "[") else [row]
+        except ValueError:
+            out.append(row)
+    return out
+
+
 def _strings(value: Any) -> list[str]:
     """Every string in a JSON value, keys aside, split into lines."""
-    if isinstance(value, str):
-        return value.split("\n")
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in _strings(item)]
-    if isinstance(value, list):
-        return [s for item in value for s in _strings(item)]
-    return []
+    return [line for text in jsontext.strings(value) for line in text.split("\n")]
 
 
 def _hook_text(name: str, tool_input: dict[str, Any], seen: str, extra: Any) -> str | None:
