@@ -73,7 +73,7 @@ def test_post_tool_use_fires_on_read_with_the_shape_handlers_parse(
         "ledger": "full",  # the read ledger (#3): a first Read is never replaced
         "ledger_reason": "first read of this path in this epoch",
     }
-    assert heartbeat(project, "PreToolUse")["outcome"] == "ok"
+    assert not (project / ".ccstate" / "heartbeat" / "PreToolUse.json").exists()  # #14
     # A first Read is never altered: the model gets the file in full.
     delivered = tool_results(fake_api.agent_requests()[1])[tool_use_id]
     assert delivered.startswith("1\tdef greet(name):\n2\t    return")
