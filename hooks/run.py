@@ -13,6 +13,12 @@ the plugin's own `src/`:
   interpreter (#12). If the venv's interpreter then fails (it does not start,
   exits non-zero), the event runs here instead; its output is used only when it
   succeeded.
+- SessionEnd is handed to a detached copy of this script (its own session, stdin
+  the payload, no stdout) and this one exits at once: Claude Code gives a plugin's
+  SessionEnd hooks 1.5 s whatever hooks.json says and cancels them after, which cut
+  handoffs and recall indexing short. The copy runs the event as above, bounded by
+  DEFAULT_BUDGET_S, and exits; nothing stays behind (no daemon). If it cannot be
+  started, the event runs here.
 Bytecode goes to ${CLAUDE_PLUGIN_DATA}/pycache, never into the plugin root (for a
 plugin installed from a local clone, that is the clone).
 Whatever happens, this script exits 0 and prints nothing of its own.
@@ -22,6 +28,8 @@ import os
 import sys
 
 HOT_EVENTS = {"PreToolUse", "PostToolUse"}
+DETACHED_EVENTS = {"SessionEnd"}
+DETACHED = "--detached"  # argv[2] of the copy that does a detached event's work
 # Seconds the venv's interpreter may take, inside Claude Code's hook timeouts (hooks.json).
 VENV_BUDGET_S = {"SessionStart": 10.0}
 DEFAULT_BUDGET_S = 20.0
@@ -42,11 +50,13 @@ def _launch():
 
         main([event])
         return
+    payload = sys.stdin.read()
+    if event in DETACHED_EVENTS and sys.argv[2:3] != [DETACHED] and _detach(event, payload):
+        return
     import io
 
     from ccstate.hooks import __main__ as guard
 
-    payload = sys.stdin.read()
     guard.begin_epoch(event, payload, os.environ)  # first, in this process; never raises
     out = _in_venv(root, src, data, event, payload, guard)
     if out is None:
@@ -54,6 +64,30 @@ def _launch():
     elif out:
         sys.stdout.write(out)
         sys.stdout.flush()
+
+
+def _detach(event, payload):
+    """Start a detached copy of this script for `event`, `payload` on its stdin. False when
+    it could not be started (the caller runs the event itself)."""
+    import subprocess
+
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), event, DETACHED],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # out of the process group Claude Code cancels
+            close_fds=True,
+        )
+    except OSError:
+        return False
+    try:
+        proc.stdin.write(payload.encode("utf-8", "surrogateescape"))
+        proc.stdin.close()
+    except OSError:
+        pass  # it reads what arrived; a payload it cannot parse is logged by the guard
+    return True
 
 
 def _in_venv(root, src, data, event, payload, guard):

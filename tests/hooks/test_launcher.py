@@ -7,6 +7,7 @@ running in-process, exit 0 and print nothing of their own.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -60,3 +61,28 @@ def test_a_broken_venv_still_ends_the_epoch_silently(
     assert launch("PostToolUse", read)[:3] == (0, None, "")  # full: the epoch ended
     log = (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
     assert "plugin venv interpreter " in log and "failed (" in log and "ran in-process" in log
+
+
+def test_session_end_is_handed_to_a_detached_copy(tmp_path: Path, git_project: Path) -> None:
+    """Claude Code cancels a plugin's SessionEnd hook after 1.5 s: the launcher starts a
+    detached copy of itself for the work and exits 0 at once, printing nothing. The venv's
+    interpreter here waits 5 s before it runs the event, so the heartbeat cannot exist
+    when the launcher is back, and must appear later."""
+    import time
+
+    root, env = _plugin(tmp_path, f'#!/bin/sh\nsleep 5\nexec "{sys.executable}" "$@"\n')
+    argv = [sys.executable, str(root / "hooks" / "run.py"), "SessionEnd"]
+    payload = make_payload("SessionEnd", git_project, reason="other")
+    beat = git_project / ".ccstate" / "heartbeat" / "SessionEnd.json"
+    assert run_hook("SessionEnd", payload, cwd=git_project, env=env, argv=argv) == (
+        0,
+        None,
+        "",
+        "",
+    )
+    assert not beat.exists()
+    deadline = time.monotonic() + 60
+    while not beat.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert json.loads(beat.read_text())["outcome"] == "ok"
+    assert not (git_project / ".ccstate" / "logs" / "hooks.log").exists()  # nothing failed
