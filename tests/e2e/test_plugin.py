@@ -225,11 +225,15 @@ def test_marketplace_install_and_first_run_venv(
         time.sleep(2)
     log = data / "venv.build.log"
     assert ready.exists(), log.read_text(errors="replace") if log.exists() else "no build log"
-    venv_python = json.loads(ready.read_text())["python"]
+    marker = json.loads(ready.read_text())
+    venv = str(Path(marker["python"]).parent.parent)
+    assert marker["site"] and all(Path(d).is_dir() for d in marker["site"])
     fake_api.set_script([text("ok again")])
     claude("hello again", env_extra=path)
-    assert heartbeat(project, "SessionStart")["detail"]["python"] == venv_python
-    assert heartbeat(project, "SessionEnd")["detail"]["python"] == venv_python
+    # One interpreter (#14): the launcher's, with the venv's packages on its sys.path.
+    for event in ("SessionStart", "SessionEnd"):
+        detail = heartbeat(project, event)["detail"]
+        assert (Path(detail["python"]).parent, detail["venv"]) == (bare_python.parent, venv)
     assert ignored_files(REPO) - before == set()  # no build/, *.egg-info, __pycache__
 
 

@@ -66,6 +66,8 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
             stdout.flush()
         outcome = "output" if out else "ok"
         detail = {**result.detail, "python": sys.executable}
+        if environ.get("CCSTATE_PLUGIN_VENV"):  # the plugin launcher ran it with the venv's
+            detail["venv"] = environ["CCSTATE_PLUGIN_VENV"]  # packages, in its own process
         hooklog.write_heartbeat(state, event, outcome, now=started, detail=detail)
     except (Exception, KeyboardInterrupt) as exc:
         if not project:
