@@ -329,7 +329,7 @@ def test_plugin_session_end_outlives_claude_codes_budget(
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(
-        "import sys, time\nif sys.argv[2:4] == ['SessionEnd', '--detached']: time.sleep(3)\n"
+        "import sys, time\nif sys.argv[1:3] == ['SessionEnd', '--detached']: time.sleep(3)\n"
     )
     target = project / "app.py"
     edit = {"file_path": str(target), "old_string": "hello", "new_string": "hi"}
