@@ -391,14 +391,17 @@ def make_plugin_data(folder: Path, python: str) -> Path:
     (site / "bench-deps.pth").write_text(theirs + "\n", encoding="utf-8")
     code = (
         "import json, sys; from pathlib import Path; from ccstate import bootstrap;"
-        "print(bootstrap.fingerprint(Path(sys.argv[1])))"
+        "print(json.dumps(bootstrap.ready_marker(Path(sys.argv[1]), Path(sys.argv[2]))))"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    fingerprint = subprocess.run(
-        [python, "-c", code, str(ROOT)], capture_output=True, text=True, check=True, env=env
-    ).stdout.strip()
-    ready = {"fingerprint": fingerprint, "python": str(venv / "bin" / "python")}
-    (folder / "venv.ready.json").write_text(json.dumps(ready), encoding="utf-8")
+    ready = subprocess.run(
+        [python, "-c", code, str(ROOT), str(venv / "bin" / "python")],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    (folder / "venv.ready.json").write_text(ready, encoding="utf-8")
     return folder
 
 

@@ -164,7 +164,7 @@ class World:
             "hook_event_name": event,
             **payload,
         }
-        hot = event in ("PreToolUse", "PostToolUse")
+        hot = event == "PostToolUse"
         argv = [sys.executable, "-m", "ccstate.hooks", event]
         if self.launcher and not hot:
             argv = [sys.executable, str(self.root / "plugin" / "hooks" / "run.py"), event]

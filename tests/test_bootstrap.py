@@ -161,11 +161,11 @@ def test_launcher_runs_cold_events_in_the_ready_venv(tmp_path: Path, git_project
     store.atomic_write_json(data / "venv.ready.json", marker)
     env = hook_env(CLAUDE_PLUGIN_ROOT=str(root), CLAUDE_PLUGIN_DATA=str(data))
     env.pop("PYTHONPATH")
-    argv = [sys.executable, str(root / "hooks" / "run.py"), "SessionEnd"]
-    payload = make_payload("SessionEnd", git_project, reason="other")
-    assert run_hook("SessionEnd", payload, cwd=git_project, env=env, argv=argv)[:3] == (0, None, "")
-    assert seen.exists()
-    beat = json.loads((git_project / ".ccstate" / "heartbeat" / "SessionEnd.json").read_text())
+    argv = [sys.executable, str(root / "hooks" / "run.py"), "PreCompact"]
+    payload = make_payload("PreCompact", git_project, trigger="auto")
+    assert run_hook("PreCompact", payload, cwd=git_project, env=env, argv=argv)[:3] == (0, None, "")
+    assert seen.exists()  # a marker without `abi`/`site` (an older build): the venv's python
+    beat = json.loads((git_project / ".ccstate" / "heartbeat" / "PreCompact.json").read_text())
     assert beat["outcome"] == "ok"
     seen.unlink()
     argv[-1] = "PostToolUse"  # hot events never pay for the venv's interpreter

@@ -21,7 +21,7 @@ from ccstate import wiring
 from helpers import isolated_env, run_install, venv_unavailable
 
 REPO = Path(__file__).resolve().parents[1]
-EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse")
+EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PostToolUse")
 
 
 def source_version() -> str:

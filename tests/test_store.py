@@ -15,8 +15,8 @@ from ccstate.errors import StateError
 
 def test_atomic_write_leaves_no_temp_files_and_keeps_mode(tmp_path: Path) -> None:
     target = tmp_path / "a" / "state.json"
-    store.atomic_write_json(target, {"b": 1, "a": 2})
-    assert target.read_text() == '{\n  "a": 2,\n  "b": 1\n}\n'
+    store.atomic_write_json(target, {"b": 1, "a": [2, "é"]})
+    assert target.read_text() == '{"b":1,"a":[2,"\\u00e9"]}\n'  # compact, in the caller's order
     os.chmod(target, 0o640)
     store.atomic_write_text(target, "x")
     assert stat.S_IMODE(target.stat().st_mode) == 0o640

@@ -144,3 +144,22 @@ def test_plugin_enabled_is_read_from_user_and_project_settings(tmp_path: Path) -
     local = project / ".claude" / "settings.local.json"
     local.write_text(json.dumps({"enabledPlugins": {"ccstate@x": True, "other@x": True}}))
     assert wiring.plugin_enabled(project, env) == str(local)
+
+
+def test_merge_takes_out_an_event_ccstate_registers_no_more() -> None:
+    """Before #14 ccstate registered PreToolUse (a heartbeat on every Read): `init` on such a
+    settings file removes that entry and keeps the user's own PreToolUse hooks; `doctor` asks
+    for an `init` until then."""
+    mine = {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}
+    ours = {
+        "matcher": "Read",
+        "hooks": [{"type": "command", "command": wiring.project_command("PreToolUse")}],
+    }
+    old = wiring.merge_settings({})
+    old["hooks"]["PreToolUse"] = [ours]
+    assert "PreToolUse" in wiring.wired_events(old)
+    assert "PreToolUse" not in wiring.merge_settings(old)["hooks"]
+    assert wiring.merge_settings(old) == wiring.merge_settings({})
+    old["hooks"]["PreToolUse"] = [ours, mine]
+    assert wiring.merge_settings(old)["hooks"]["PreToolUse"] == [mine]
+    assert wiring.remove_ours(old) == {"hooks": {"PreToolUse": [mine]}}

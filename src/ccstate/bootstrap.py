@@ -156,11 +156,42 @@ def _build_locked(plugin_root: Path, plugin_data: Path, timeout: float) -> VenvS
         return _record_failure(plugin_root, plugin_data, f"copying the sources: {exc}")
     finally:
         shutil.rmtree(stage, ignore_errors=True)
-    store.atomic_write_json(
-        plugin_data / "venv.ready.json",
-        {"fingerprint": fingerprint(plugin_root), "python": str(python)},
-    )
+    store.atomic_write_json(plugin_data / "venv.ready.json", ready_marker(plugin_root, python))
     return VenvState("ready", python)
+
+
+# What the launcher compares with its own interpreter before it imports the venv's packages
+# into itself (hooks/run.py `_ABI`): same implementation, version and ABI flags.
+ABI_EXPR = "sys.implementation.cache_tag + '-' + getattr(sys, 'abiflags', '')"
+_SITE_CODE = (
+    "import sys, sysconfig; paths = sysconfig.get_paths();"
+    f"print({ABI_EXPR}); print(paths['purelib']); print(paths['platlib'])"
+)
+
+
+def ready_marker(plugin_root: Path, python: Path) -> dict[str, object]:
+    """`venv.ready.json`: what the venv was built from (`fingerprint`), its interpreter, and
+    what lets the launcher run cold events in its own process with the venv's packages on
+    `sys.path` instead of starting that interpreter (#14): its ABI, its site-packages and a
+    cheap stamp of pyproject.toml (crc32, no hashlib). Without them (the interpreter does not
+    answer) the launcher starts the venv's interpreter as before."""
+    import zlib
+
+    marker: dict[str, object] = {"fingerprint": fingerprint(plugin_root), "python": str(python)}
+    try:
+        proc = subprocess.run(
+            [str(python), "-c", _SITE_CODE], capture_output=True, text=True, timeout=60
+        )
+        data = (plugin_root / "pyproject.toml").read_bytes()
+    except (OSError, subprocess.SubprocessError):
+        return marker
+    lines = proc.stdout.splitlines()
+    if proc.returncode != 0 or len(lines) != 3:
+        return marker
+    marker["abi"] = lines[0]
+    marker["site"] = list(dict.fromkeys(lines[1:]))  # purelib and platlib, once each
+    marker["pyproject_crc"] = zlib.crc32(data)
+    return marker
 
 
 def stage_sources(plugin_root: Path, stage: Path) -> None:

@@ -8,10 +8,9 @@ yaml import, and falls back to defaults with a warning when anything is wrong.
 
 from __future__ import annotations
 
-import json
 import os
 
-from ccstate import paths, store
+from ccstate import fastjson, paths, store
 from ccstate.errors import ConfigError
 
 TYPE_CHECKING = False
@@ -223,7 +222,7 @@ def _read_cache(cache: StrPath, stamp: list[int], *, with_warnings: bool = False
     them once, when they parse the file."""
     try:
         with open(cache, encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = fastjson.loads(fh.read())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("v") != CACHE_VERSION or data.get("stamp") != stamp:
@@ -299,6 +298,11 @@ def env_overrides(config: Config, environ: Mapping[str, str] = os.environ) -> Co
     for key in off:
         values[key] = False
     return Config(values=values, source=config.source, warnings=config.warnings)
+
+
+def is_switched_off(environ: Mapping[str, str], name: str) -> bool:
+    """Is the environment switch `name` (CCSTATE_DEDUPE, CCSTATE_DIGEST) set to off?"""
+    return _is_off(environ.get(name, ""))
 
 
 def _is_off(value: str) -> bool:

@@ -133,11 +133,16 @@ def check_wiring(project: Path, environ: Mapping[str, str]) -> list[Check]:
     if not wired:
         return [Check("hooks", "fail", "not wired: run 'ccstate init' here, or install the plugin")]
     events = set().union(*wired.values())
-    if events != wanted:
+    if wanted - events:
         missing = ", ".join(sorted(wanted - events))
         return [Check("hooks", "warn", f"{where} lacks {missing}; run 'ccstate init'")]
     if not current:
-        why = "commands from an older ccstate (a machine path in them?)"
+        retired = ", ".join(sorted(events - wanted))
+        why = (
+            f"hooks for {retired}, which ccstate no longer uses"
+            if retired
+            else "commands from an older ccstate (a machine path in them?)"
+        )
         return [Check("hooks", "warn", f"{where}: {why}; run 'ccstate init' to update them")]
     return [
         Check("hooks", "ok", f"all {len(wanted)} events wired in {where}"),

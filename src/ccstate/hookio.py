@@ -4,23 +4,24 @@
 against Claude Code 2.1.328 (../shared/reference/claude-code.md §2.6) and is
 exercised by the end-to-end suite.
 
-Hot path: this module imports json alone. The records are plain `__slots__`
-classes, not dataclasses: `import dataclasses` (with inspect) costs about as
+Hot path: this module imports `fastjson` alone (json without its `re`). The records are
+plain `__slots__` classes, not dataclasses: `import dataclasses` (with inspect) costs about as
 much as the whole rest of a PostToolUse hook (docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
-import json
+from ccstate import fastjson
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, Literal
 
-    Event = Literal["SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse"]
+    Event = Literal["SessionStart", "SessionEnd", "PreCompact", "PostToolUse"]
 
-EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PreToolUse", "PostToolUse")
+# PreToolUse is registered no more (#14): it did nothing but write a heartbeat on every Read.
+EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PostToolUse")
 # Claude Code inlines at most 10,000 characters of hook context; more is persisted to a
 # file and the model sees a 2 KB preview. Stay well under it.
 MAX_CONTEXT_CHARS = 9_500
@@ -139,7 +140,7 @@ def parse(event: str, text: str) -> HookInput:
     if not text.strip():
         raise PayloadError("empty stdin")
     try:
-        data = json.loads(text)
+        data = fastjson.loads(text)
     except ValueError as exc:
         raise PayloadError(f"stdin is not JSON: {exc}") from exc
     if not isinstance(data, dict):
@@ -330,7 +331,9 @@ def _int(value: Any) -> int:
 
 
 def _dump(out: Mapping[str, Any]) -> str | None:
-    return json.dumps(out, ensure_ascii=False, sort_keys=True) if out else None
+    if not out:
+        return None
+    return fastjson.dumps(out, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
 
 
 def _str(value: Any) -> str | None:
@@ -339,7 +342,6 @@ def _str(value: Any) -> str | None:
 
 _RENDERERS = {
     "SessionStart": _render_context_event,
-    "PreToolUse": _render_context_event,
     "PostToolUse": _render_post_tool_use,
     "PreCompact": _render_pre_compact,
     "SessionEnd": _render_session_end,

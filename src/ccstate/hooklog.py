@@ -6,11 +6,10 @@ that cannot log must still exit 0 with nothing on stdout.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
-from ccstate import paths, store
+from ccstate import fastjson, paths, store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,7 +76,7 @@ def read_heartbeats(state: Path) -> dict[str, dict[str, Any]]:
         return beats
     for path in sorted(folder.glob("*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = fastjson.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
         if isinstance(data, dict) and isinstance(data.get("event"), str):

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import os
-import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,6 +51,8 @@ def find_project_root(start: Path) -> Path:
 
 def project_slug(project: Path | str) -> str:
     """Claude Code's slug for a directory: every non-alphanumeric character becomes '-'."""
+    import re  # not at module level: the hooks import this module, and `re` costs ms
+
     return re.sub(r"[^a-zA-Z0-9]", "-", str(project))[:200]
 
 

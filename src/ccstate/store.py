@@ -7,10 +7,10 @@ uses, so a CLI holding a `filelock.FileLock` on that path excludes hooks too.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
+from ccstate import fastjson
 from ccstate.errors import StateError
 
 TYPE_CHECKING = False
@@ -116,9 +116,9 @@ def _existing_mode(path: str) -> int | None:
 def atomic_write_json(
     path: StrPath, data: Any, *, durable: bool = True, private: bool = False
 ) -> None:
-    atomic_write_text(
-        path, json.dumps(data, indent=2, sort_keys=True) + "\n", durable=durable, private=private
-    )
+    """`data` as compact JSON (state is read by programs; `python -m json.tool` shows it to a
+    person), keys in the order the caller built them: an order can carry meaning (#14)."""
+    atomic_write_text(path, fastjson.dumps(data) + "\n", durable=durable, private=private)
 
 
 def read_json(path: StrPath, *, now: float | None = None) -> Any:
@@ -134,7 +134,7 @@ def read_json(path: StrPath, *, now: float | None = None) -> Any:
     except FileNotFoundError:
         return None
     try:
-        return json.loads(text)
+        return fastjson.loads(text)
     except ValueError:
         stamp = int(now if now is not None else time.time())
         try:

@@ -25,11 +25,12 @@ from ccstate import paths
 POST_TOOL_USE_TOOLS = "Read|Edit|MultiEdit|Write|NotebookEdit|Bash|Grep|Glob|WebFetch|mcp__.*"
 # Never add PreSkillShellCommand while TESTED_CLAUDE[0] < 2.1.332: settings naming it make
 # 2.1.331 and older open a dialog at start (reference §9; tests/test_wiring.py keeps it out).
+# PreToolUse is not registered (#14): it only wrote a heartbeat, and cost every Read a Python
+# start. `merge_settings` takes an older ccstate's PreToolUse entry out of a settings file.
 HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
     ("SessionStart", None, 15),
     ("SessionEnd", None, 30),
     ("PreCompact", None, 30),
-    ("PreToolUse", "Read", 10),
     ("PostToolUse", f"^({POST_TOOL_USE_TOOLS})$", 10),
 )
 PLUGIN_COMMAND = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/run.py" '
@@ -73,11 +74,19 @@ def project_command(event: str) -> str:
 
 
 def merge_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """`settings` with ccstate's hooks (re)placed; every other key and hook kept as is."""
+    """`settings` with ccstate's hooks (re)placed, and taken out of the events ccstate no
+    longer registers; every other key and hook kept as is."""
     merged = copy.deepcopy(dict(settings))
     hooks = merged.get("hooks")
     if not isinstance(hooks, dict):
         hooks = {}
+    wanted = {event for event, _m, _t in HOOK_SPECS}
+    for event in [e for e in hooks if e not in wanted and e in wired_events(merged)]:
+        groups = [g for g in _without_ours(hooks[event]) if g.get("hooks")]  # PreToolUse (#14)
+        if groups:
+            hooks[event] = groups
+        else:
+            del hooks[event]
     for event, matcher, timeout in HOOK_SPECS:
         groups = [g for g in _without_ours(hooks.get(event)) if g.get("hooks")]
         groups.append(_group(matcher, project_command(event), timeout))

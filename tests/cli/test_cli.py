@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import ccstate
-from ccstate import wiring
+from ccstate import doctor, wiring
 from ccstate.cli import COMMAND_MODULES, cli, load_all_commands
 from helpers import BYTECODE_ENV, FIXTURES, REPO, SRC
 
@@ -29,7 +29,7 @@ def test_init_dry_run_changes_nothing(git_project: Path) -> None:
     assert out.splitlines() == [
         "would create  .ccstate.yaml  (project settings with the defaults)",
         "would create  .claude/settings.json  (hooks for SessionStart, SessionEnd, PreCompact, "
-        "PreToolUse, PostToolUse, run as `ccstate-hook` from PATH)",
+        "PostToolUse, run as `ccstate-hook` from PATH)",
         "would create  .ccstate/.gitignore  (machine-local state dir, ignored by git)",
         "would create  DECISIONS.md  (numbered decision log, header only)",
         "would create  CLAUDE.md  (pointer-layout index; details go in docs/claude/)",
@@ -148,6 +148,37 @@ def test_init_remove_takes_exactly_ccstates_hooks_and_keeps_edited_files(
     assert "        skip  DECISIONS.md  (kept: it holds decisions (changed since 'ccstate " in out
     assert (git_project / "DECISIONS.md").read_text() == "# Decisions\n\nmine\n"
     assert not (git_project / ".ccstate.yaml").exists()
+
+
+def _with_old_pre_tool_use(settings: dict) -> dict:
+    """`settings` as a ccstate from before #14 left them: a PreToolUse hook on every Read."""
+    old = {"type": "command", "command": wiring.project_command("PreToolUse"), "timeout": 10}
+    settings["hooks"]["PreToolUse"] = [{"matcher": "Read", "hooks": [old]}]
+    return settings
+
+
+@pytest.mark.parametrize("remove", [False, True])
+def test_init_takes_out_the_pre_tool_use_hook_of_an_older_ccstate(
+    git_project: Path, monkeypatch: pytest.MonkeyPatch, remove: bool
+) -> None:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    settings = git_project / ".claude" / "settings.json"
+    invoke("init", "-C", str(git_project))
+    settings.write_text(json.dumps(_with_old_pre_tool_use(json.loads(settings.read_text()))))
+    (check,) = doctor.check_wiring(git_project, {"HOME": str(git_project)})
+    assert (check.level, check.message) == (
+        "warn",
+        f"{settings}: hooks for PreToolUse, which ccstate no longer uses; run 'ccstate init' "
+        "to update them",
+    )
+    code, out, _ = invoke("init", *(["--remove"] if remove else []), "-C", str(git_project))
+    assert code == 0
+    if remove:
+        assert not settings.exists()  # it held only ccstate's hooks
+        return
+    assert "update  .claude/settings.json" in out
+    assert "PreToolUse" not in settings.read_text()
+    assert invoke("doctor", "-C", str(git_project))[0] == 0
 
 
 def test_init_names_a_malformed_settings_file(git_project: Path) -> None:

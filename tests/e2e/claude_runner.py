@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -161,10 +162,38 @@ def run_claude(
         timeout=timeout,
         check=False,
     )
+    wait_for_detached_hooks(home)
     run = ClaudeRun(proc, parse_result(proc.stdout), debug_log)
     if proc.returncode != 0 or run.result is None:
         print(run.describe())
     return run
+
+
+def detached_hooks(home: Path | str) -> list[int]:
+    """Pids of the plugin launcher's detached copies (`run.py SessionEnd --detached`, started
+    with this HOME) still running: they outlive the `claude` process on purpose."""
+    want = f"HOME={home}".encode()
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            if b"--detached" not in argv or not any(a.endswith(b"run.py") for a in argv):
+                continue
+            if want in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def wait_for_detached_hooks(home: Path | str, timeout: float = 60) -> None:
+    """Wait until the detached SessionEnd work of this HOME's sessions is done, as a user's
+    next session would a moment later; a test then sees the handoff and recall index."""
+    deadline = time.monotonic() + timeout
+    while detached_hooks(home):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"detached hooks still running after {timeout} s: {home}")
+        time.sleep(0.05)
 
 
 def project_slug(cwd: Path | str) -> str:
@@ -263,6 +292,7 @@ def run_claude_turns(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    wait_for_detached_hooks(home)
     if len(results) != len(prompts):
         raise AssertionError(
             f"{len(results)} of {len(prompts)} turns finished; claude exited {proc.returncode}\n"

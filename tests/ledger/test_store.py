@@ -193,12 +193,46 @@ def test_file_sha_uses_the_stat_stamp(tmp_path: Path) -> None:
     assert ledger_store.file_sha(str(tmp_path / "missing"), None) == ("", None)
 
 
-def test_ledger_json_is_plain_and_sorted(tmp_path: Path) -> None:
+def test_ledger_json_is_plain_and_compact(tmp_path: Path) -> None:
     _record_read(str(tmp_path))
-    data = json.loads((tmp_path / "ledger" / SID / "main.json").read_text())
+    text = (tmp_path / "ledger" / SID / "main.json").read_text()
+    assert "\n" not in text.rstrip("\n") and ", " not in text  # one line, no padding (#14)
+    data = json.loads(text)
     assert data["schema_version"] == 2
     assert data["paths"] == {"/p/a.py": [[1, 51, ledger.sha256(TEXT), 1, "1:"]]}
     assert data["history"][0]["tool_use_id"] == "toolu_1"
+
+
+def _read_of(path: str) -> ledger.ReadEvent:
+    resp = {
+        "type": "text",
+        "file": {
+            "filePath": path,
+            "content": TEXT,
+            "numLines": 51,
+            "startLine": 1,
+            "totalLines": 51,
+        },
+    }
+    return ledger.read_event({"file_path": path}, resp, "/p", "toolu_x")
+
+
+def test_the_least_recently_read_path_goes_first_across_reloads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each event reloads the ledger from disk: its paths must come back in the order they
+    were read, not sorted (with sort_keys, /p/a.py went first after a reload however recently
+    it was read; #14)."""
+    monkeypatch.setattr(ledger, "MAX_PATHS", 3)
+    state, opts = str(tmp_path), ledger.Options(min_saved_chars=0)
+    for path in ("/p/c.py", "/p/a.py", "/p/b.py", "/p/a.py", "/p/d.py"):  # one event each
+        with ledger_store.open_context(state, SID, None, now=1.0) as ctx:
+            read = _read_of(path)
+            ctx.ledger = ledger.record(
+                ctx.ledger, read, ledger.decide(ctx.ledger, read, ctx.load, opts)
+            )
+    main, _ = ledger_store.load_ledger(str(tmp_path / "ledger" / SID / "main.json"), now=0)
+    assert list(main.paths) == ["/p/b.py", "/p/a.py", "/p/d.py"]  # c.py, least recent, went
 
 
 def test_capsule_section_after_compaction_names_files_with_replaced_reads(tmp_path: Path) -> None:

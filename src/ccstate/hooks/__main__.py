@@ -7,13 +7,12 @@ failure is appended to `<state>/logs/hooks.log` and the hook prints nothing.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import time
 
 from ccstate import __version__, config, hookio, hooklog, paths, store
-from ccstate.hooks import HookEnv
+from ccstate.hooks import HookEnv, post_tool_use
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,9 +24,11 @@ HANDLERS: dict[str, str] = {
     "SessionStart": "ccstate.hooks.session_start",
     "SessionEnd": "ccstate.hooks.session_end",
     "PreCompact": "ccstate.hooks.pre_compact",
-    "PreToolUse": "ccstate.hooks.pre_tool_use",
     "PostToolUse": "ccstate.hooks.post_tool_use",
 }
+# Events ccstate registered once and registers no more (#14): a project whose settings still
+# run them (a teammate's older `ccstate init`) gets an exit 0 with nothing done or written.
+RETIRED = frozenset({"PreToolUse"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -40,29 +41,38 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -> None:
     started = time.time()
-    project = paths.find_project_root_str(_project_guess(environ))
-    state = paths.state_dir_str(project, environ)
+    project = state = ""  # known once the payload is parsed; _fail guesses them before that
     text = ""
     try:
         text = stdin.read()
+        if event in RETIRED:
+            return
         if event not in HANDLERS:
             raise ValueError(f"unknown hook event {event!r}; expected one of {sorted(HANDLERS)}")
         inp = hookio.parse(event, text)
+        if event == "PostToolUse" and not post_tool_use.has_work(inp, environ):
+            return  # decided from the payload alone: no config, state or heartbeat (#14)
         project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
         state = paths.state_dir_str(project, environ)
         if paths.is_filesystem_root(project):
             return  # no project: nothing to remember, nowhere to write (#12)
         env = _make_env(project, state, started, environ)
-        handler = importlib.import_module(HANDLERS[event])
-        result = handler.handle(inp, env)
+        name = HANDLERS[event]
+        __import__(name)  # importlib.import_module, without importing importlib
+        result = sys.modules[name].handle(inp, env)
         out = hookio.render(event, result)
         if out:
             stdout.write(out)
             stdout.flush()
         outcome = "output" if out else "ok"
         detail = {**result.detail, "python": sys.executable}
+        if environ.get("CCSTATE_PLUGIN_VENV"):  # the plugin launcher ran it with the venv's
+            detail["venv"] = environ["CCSTATE_PLUGIN_VENV"]  # packages, in its own process
         hooklog.write_heartbeat(state, event, outcome, now=started, detail=detail)
     except (Exception, KeyboardInterrupt) as exc:
+        if not project:
+            project = paths.find_project_root_str(_project_guess(environ))
+            state = paths.state_dir_str(project, environ)
         _fail(project, state, event, exc, text, started)
 
 

@@ -9,6 +9,7 @@ from ccstate.hookio import HookResult
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from ccstate.hookio import HookInput
@@ -18,6 +19,45 @@ if TYPE_CHECKING:
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 OUTPUT_TOOLS = frozenset({"Grep", "Glob", "WebFetch"})  # and every mcp__ tool
+_INSTRUCTION_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
+# No result under this many characters gets a digest, whatever the config says: the least
+# `outputs.min_chars` may be (config.py). Below it, `has_work` needs no config.
+MIN_DIGEST_CHARS = 500
+
+
+def has_work(inp: HookInput, environ: Mapping[str, str]) -> bool:
+    """False when this call certainly needs nothing from ccstate, decided from the payload and
+    the environment alone, before the config, the state dir or the handler's modules are
+    loaded (#14): an edit of a file that is not an instruction file, a small output that is no
+    shell read, a Read with CCSTATE_DEDUPE=0. True when `handle` has to look."""
+    from ccstate.config import is_switched_off
+
+    name = inp.tool_name or ""
+    if name == "Read":
+        return not is_switched_off(environ, "CCSTATE_DEDUPE")
+    if name in EDIT_TOOLS:
+        return _is_instruction_file(inp.tool_input.get("file_path"))
+    if name == "Bash" and _may_be_shell_read(inp.tool_input.get("command")):
+        return not is_switched_off(environ, "CCSTATE_DEDUPE")
+    if name != "Bash" and name not in OUTPUT_TOOLS and not name.startswith("mcp__"):
+        return False
+    if is_switched_off(environ, "CCSTATE_DIGEST"):
+        return False
+    got = hookio.output_text(name, inp.tool_response)
+    return got is not None and (bool(got[1]) or len(got[0]) >= MIN_DIGEST_CHARS)
+
+
+def _may_be_shell_read(command: Any) -> bool:
+    from ccstate.ledger import shell
+
+    return isinstance(command, str) and shell.starts_like_a_read(command)
+
+
+def _is_instruction_file(path: Any) -> bool:
+    """CLAUDE.md, CLAUDE.local.md or a rule under .claude/rules/: the edits the lint checks."""
+    if not isinstance(path, str) or not path.endswith(".md"):
+        return False
+    return path.rsplit("/", 1)[-1] in _INSTRUCTION_NAMES or "/.claude/rules/" in path
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
@@ -210,9 +250,7 @@ def _log(env: HookEnv, line: str) -> None:
 def _on_edit(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
     """CLAUDE.md lint (docs/CLAUDE-MD.md): one line when an edit breaks the budget or imports."""
     path = inp.tool_input.get("file_path")
-    if not isinstance(path, str) or not path.endswith(".md"):  # every other edit stops here
-        return HookResult.noop(**detail)
-    if path.rsplit("/", 1)[-1] not in _INSTRUCTION_NAMES and "/.claude/rules/" not in path:
+    if not isinstance(path, str) or not _is_instruction_file(path):  # has_work stops them first
         return HookResult.noop(**detail)
     from ccstate.instructions import edit_check as claude_md_edit
 
@@ -221,9 +259,6 @@ def _on_edit(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     )
     lint = {"file_path": path, "lint": "warned" if line else "ok"}
     return HookResult(additional_context=line or None, detail={**detail, **lint})
-
-
-_INSTRUCTION_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
 
 
 def describe(inp: HookInput) -> dict[str, Any]:

@@ -12,7 +12,6 @@ imports it for every Bash command, so the rest of the ledger is imported only fo
 from __future__ import annotations
 
 import os
-import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,9 +19,11 @@ if TYPE_CHECKING:
 
 _SHELL_META = set("|&;<>`$(){}*?[]~!\\\n#")
 _PRINTERS = frozenset({"cat", "nl", "head", "tail", "sed"})
-_COUNT = re.compile(r"\A\+?\d+\Z")
-_SED = re.compile(r"\A(\d+)(?:,(\d+|\$))?p\Z")
-_GUTTER = re.compile(r"\A *\d+\t")
+# Patterns, compiled (by `re`, imported) only for a command that starts like a shell read:
+# every other Bash call imports this module and must not pay for `re` (#14).
+_COUNT = r"\A\+?\d+\Z"
+_SED = r"\A(\d+)(?:,(\d+|\$))?p\Z"
+_GUTTER = r"\A *\d+\t"
 MAX_FILE_BYTES = 2 << 20  # larger files are not checked, so their reads are not recorded
 
 
@@ -53,9 +54,16 @@ class Target:
         return f"Target({self.tool!r}, {self.path!r}, {self.first}, {self.last}, {self.plus})"
 
 
+def starts_like_a_read(command: str) -> bool:
+    """Does the command start with a printer (`cat`, `sed`, ...)? Only then can it be a shell
+    read; every other command is left to the digests."""
+    words = command.split(None, 1)
+    return bool(words) and words[0] in _PRINTERS
+
+
 def parse_command(command: str, cwd: str, home: str = "") -> Target | None:
     """The Target of a command that only prints (part of) one file, else None."""
-    if not command or command.split(None, 1)[0] not in _PRINTERS:
+    if not starts_like_a_read(command):
         return None
     if home and " ~/" in command and command.count("~") == 1:
         command = command.replace(" ~/", " " + home.rstrip("/") + "/")
@@ -86,7 +94,7 @@ def parse_command(command: str, cwd: str, home: str = "") -> Target | None:
 
 def _head_tail(tool: str, opts: list[str], path: str) -> Target | None:
     value = _count_option(opts)
-    if value is None or _COUNT.match(value) is None:
+    if value is None or not _matches(_COUNT, value):
         return None
     count = int(value.lstrip("+"))
     if tool == "head":
@@ -111,8 +119,16 @@ def _count_option(opts: list[str]) -> str | None:
     return None
 
 
+def _matches(pattern: str, text: str) -> bool:
+    import re  # shlex, which parse_command used before, imported it already
+
+    return re.match(pattern, text) is not None
+
+
 def _sed(script: str, path: str) -> Target | None:
-    match = _SED.match(script.replace(" ", ""))
+    import re
+
+    match = re.match(_SED, script.replace(" ", ""))
     if match is None:
         return None
     first, last = int(match.group(1)), match.group(2)
@@ -198,8 +214,11 @@ def replay_event(
         return None
     rows = output.split("\n")
     if target.tool in ("cat -n", "nl"):
-        stripped = [_GUTTER.sub("", r, count=1) if _GUTTER.match(r) else "" for r in rows]
-        if any(not _GUTTER.match(r) and r.strip() for r in rows):
+        import re
+
+        gutter = re.compile(_GUTTER)
+        stripped = [gutter.sub("", r, count=1) if gutter.match(r) else "" for r in rows]
+        if any(not gutter.match(r) and r.strip() for r in rows):
             return None
         rows = stripped
     if not output.strip():

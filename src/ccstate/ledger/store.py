@@ -11,12 +11,11 @@ Hot path (PostToolUse): standard library only, os.path rather than pathlib.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import time
 
-from ccstate import store
+from ccstate import fastjson, store
 from ccstate.errors import StateError
 from ccstate.ledger import witness
 from ccstate.ledger.core import (
@@ -175,7 +174,7 @@ def load_ledger(path: str, *, now: float) -> tuple[Ledger, list[str]]:
     except (OSError, UnicodeDecodeError) as exc:
         return Ledger(), [f"{path}: unreadable ({exc}); starting a fresh ledger"]
     try:
-        return from_json(json.loads(text)), []
+        return from_json(fastjson.loads(text)), []
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         aside = f"{path}.corrupt-{int(now)}"
         try:
