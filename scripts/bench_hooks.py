@@ -140,7 +140,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="REF",
         help="also time the hot hooks and SessionStart from the code of git REF, interleaved",
     )
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time CPU (user+system of each hook process and what it waited for) instead of "
+        "the wall clock: far less moved by other jobs on a busy machine",
+    )
     args = parser.parse_args(argv)
+    CLOCK[0] = "cpu" if args.cpu else "wall"
     if args.runs < 1 or args.file_lines < 1:
         parser.error("--runs and --file-lines must be at least 1")
     return args
@@ -438,9 +445,11 @@ def run_once(row: Row, run: int, env: dict[str, str], cwd: Path) -> float:
     if row.setup is not None:
         subprocess.run(row.argv, input=row.setup(run), capture_output=True, env=env, cwd=cwd)
     stdin = row.payload(run)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     proc = subprocess.run(row.argv, input=stdin, capture_output=True, env=env, cwd=cwd, timeout=60)
     elapsed = (time.perf_counter() - start) * 1000
+    if CLOCK[0] == "cpu":
+        elapsed = (_children_cpu() - cpu) * 1000
     if b'"updatedToolOutput"' in proc.stdout:
         REPLACED[row.name] = REPLACED.get(row.name, 0) + 1
     if proc.returncode != 0 or proc.stderr:
@@ -449,6 +458,17 @@ def run_once(row: Row, run: int, env: dict[str, str], cwd: Path) -> float:
             f"{proc.stderr.decode(errors='replace').strip()}"
         )
     return elapsed
+
+
+CLOCK = ["wall"]  # or "cpu" (--cpu)
+
+
+def _children_cpu() -> float:
+    """User + system seconds of every finished child so far (the hook and what it waited for)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def hook_failures(project: Path) -> str:
@@ -493,6 +513,7 @@ def build_report(
         "machine": f"{platform.platform()} ({platform.machine()}, {os.cpu_count()} CPUs)",
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "load_average": [round(x, 2) for x in os.getloadavg()],
+        "clock": CLOCK[0],
         "runs": args.runs,
         "warmup_runs": WARMUP_RUNS,
         "file_lines": args.file_lines,
@@ -514,6 +535,7 @@ def render_table(report: dict[str, object]) -> str:
         f"runs     {report['runs']} per row, interleaved (after {report['warmup_runs']} warm-up"
         f" runs); Read payload file: {report['file_lines']} lines,"
         f" PostToolUse stdin {report['post_tool_use_payload_bytes']:,} bytes",
+        f"clock    {'CPU (user+system)' if report['clock'] == 'cpu' else 'wall'} milliseconds",
         "",
         f"{'row':<{width}}  {'median ms':>9}  {'p95 ms':>7}  {'x baseline':>10}  {'+ms':>6}",
     ]
