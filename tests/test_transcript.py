@@ -91,3 +91,36 @@ def test_a_deadline_stops_the_handoff_scan(tmp_path) -> None:
     stats = _transcript.ReadStats()
     assert list(_transcript.iter_records(path, stats, deadline=_time.monotonic() - 1)) == []
     assert stats.stopped.startswith("stopped at line 0")
+
+
+def test_line_runs_hold_every_line_once_numbered_and_closed(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(_transcript, "_CHUNK", 4096)  # several runs, and one buffer doubling
+    lines = [b'{"n": %d, "pad": "%s"}' % (i, b"x" * (i * 37 % 300)) for i in range(200)]
+    lines.insert(120, b'{"long": "' + b"y" * 9000 + b'"}')  # longer than the buffer
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines))  # the last line has no newline (still being written)
+    stats = _transcript.ReadStats()
+    got, firsts = [], []
+    for buf, start, end, first in _transcript.iter_line_runs(path, stats):
+        assert first == len(got) + 1 == stats.lines + 1
+        chunk = bytes(buf[start:end])
+        assert chunk.endswith(b"\n")
+        firsts.append(first)
+        got.extend(chunk.splitlines())
+    assert got == lines
+    assert stats.lines == len(lines)
+    assert len(firsts) > 2
+
+
+def test_line_runs_skip_a_line_over_the_limit_and_count_it(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(_transcript, "_CHUNK", 4096)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": "' + b"z" * 20_000 + b'"}\n{"c": 3}\n')
+    stats = _transcript.ReadStats()
+    got = [
+        (first, bytes(buf[s:e]))
+        for buf, s, e, first in _transcript.iter_line_runs(path, stats, max_line=5000)
+    ]
+    assert b"".join(chunk for _f, chunk in got) == b'{"a": 1}\n{"c": 3}\n'
+    assert got[-1][0] == 3  # the third line keeps its number
+    assert (stats.lines, stats.too_long, stats.skipped_lines) == (3, 1, [2])
