@@ -124,3 +124,34 @@ def test_line_runs_skip_a_line_over_the_limit_and_count_it(tmp_path, monkeypatch
     assert b"".join(chunk for _f, chunk in got) == b'{"a": 1}\n{"c": 3}\n'
     assert got[-1][0] == 3  # the third line keeps its number
     assert (stats.lines, stats.too_long, stats.skipped_lines) == (3, 1, [2])
+
+
+def test_the_fast_reader_yields_what_iter_records_does(tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        b'{"type": "user", "message": {"content": "caf\\u00e9 \\ud800"}}\n'  # a lone surrogate
+        b"\n   \n[1, 2]\nnot json\n"
+        b'{"type": "bad-utf8", "text": "\xff\xfe"}\n'
+        b'{"n": 12345678901234567890}\n'  # over 63 bits: orjson's range ends at 64
+        b'{"type": "assistant", "last": true}'  # no newline: a session still writing
+    )
+    slow, fast = _transcript.ReadStats(), _transcript.ReadStats()
+    want = list(_transcript.iter_records(path, slow))
+    got = list(_transcript.iter_fast_records(path, fast))
+    assert got == want and len(got) == 4
+    assert (fast.lines, fast.records, fast.skipped, fast.skipped_lines) == (
+        slow.lines,
+        slow.records,
+        slow.skipped,
+        slow.skipped_lines,
+    )
+
+
+def test_the_fast_reader_matches_on_the_public_corpus() -> None:
+    from helpers import PUBLIC
+
+    files = sorted(PUBLIC.rglob("*.jsonl"))[:8] if PUBLIC.is_dir() else []
+    if not files:
+        _pytest.skip(f"the public transcripts are not at {PUBLIC}")
+    for path in files:
+        assert list(_transcript.iter_fast_records(path)) == list(_transcript.iter_records(path))
