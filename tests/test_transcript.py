@@ -155,3 +155,30 @@ def test_the_fast_reader_matches_on_the_public_corpus() -> None:
         _pytest.skip(f"the public transcripts are not at {PUBLIC}")
     for path in files:
         assert list(_transcript.iter_fast_records(path)) == list(_transcript.iter_records(path))
+
+
+@_pytest.mark.parametrize("reader", ["light", "fast"])
+def test_record_lines_stay_true_across_runs(tmp_path, monkeypatch, reader) -> None:
+    """The readers number lines themselves (`counted=True`): across many runs, blank and
+    bad lines included, each record's `stats.lines` is its line in the file."""
+    monkeypatch.setattr(_transcript, "_CHUNK", 4096)
+    rows = []
+    for n in range(1, 400):
+        if n % 7 == 0:
+            rows.append(b"")
+        elif n % 11 == 0:
+            rows.append(b"not json")
+        else:
+            rows.append(_json.dumps({"type": "user", "n": n, "pad": "x" * (n % 97)}).encode())
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(rows) + b"\n")
+    stats = _transcript.ReadStats()
+    read = (
+        _transcript.iter_light_records(path, stats)
+        if reader == "light"
+        else _transcript.iter_fast_records(path, stats)
+    )
+    seen = [(stats.lines, record["n"]) for record in read]
+    assert seen and all(line == n for line, n in seen)
+    assert len(seen) == 399 - 399 // 7 - 399 // 11 + 399 // 77
+    assert stats.lines == 399 and stats.skipped_lines[:2] == [11, 22]

@@ -241,7 +241,11 @@ def _comma_before_tool_use_result(buf: bytearray, start: int, end: int) -> int:
 
 
 def iter_line_runs(
-    path: Path | str, stats: ReadStats | None = None, max_line: int | None = None
+    path: Path | str,
+    stats: ReadStats | None = None,
+    max_line: int | None = None,
+    *,
+    counted: bool = False,
 ) -> Iterator[tuple[bytearray, int, int, int]]:
     """Runs of whole lines of `path`, read into a reused buffer: `(buf, start, end, first)`,
     where `buf[start:end]` holds lines that each end with a newline (a last line without one
@@ -249,8 +253,11 @@ def iter_line_runs(
 
     `stats.lines` counts the lines before a run while the caller reads it (a caller that
     numbers records may set it to each record's line), and every line once it asks for the next
-    run. A line over `max_line` bytes is skipped without being held (counted in
-    `stats.too_long` and as skipped). The caller reads `buf` before it asks for the next run
+    run. `counted=True`: the caller walks every line of each run and leaves `stats.lines` at
+    the number of its last line (`first` + lines - 1) before it asks for the next one, which
+    spares counting each run's newlines here (a pass over every byte). A line over `max_line`
+    bytes is skipped without being held (counted in `stats.too_long` and as skipped). The
+    caller reads `buf` before it asks for the next run
     (it is then reused) and keeps no memoryview of it across runs; it may change bytes inside
     the run meanwhile, as long as it puts them back.
     """
@@ -292,11 +299,13 @@ def iter_line_runs(
                     skipping, pos = False, nl + 1
                 end = buf.rfind(b"\n", pos, filled) + 1
                 if end > pos:
-                    count = buf.count(b"\n", pos, end)
                     stats.lines = base + number
                     yield buf, pos, end, base + number + 1
-                    number += count
-                    stats.lines = base + number
+                    if counted:  # by the caller
+                        number = stats.lines - base
+                    else:
+                        number += buf.count(b"\n", pos, end)
+                        stats.lines = base + number
                     pos = end
                 if eof:
                     break
@@ -322,7 +331,7 @@ def iter_fast_records(path: Path, stats: ReadStats | None = None) -> Iterator[di
     CLI's whole-file walks (`replay`), not the hooks."""
     stats = stats if stats is not None else ReadStats()
     loads = fast_loads()
-    for buf, pos, end, number in iter_line_runs(path, stats):
+    for buf, pos, end, number in iter_line_runs(path, stats, counted=True):
         number -= 1
         with memoryview(buf) as view:  # released before the next run reuses buf
             while (nl := buf.find(b"\n", pos, end)) >= 0:
@@ -337,6 +346,7 @@ def iter_fast_records(path: Path, stats: ReadStats | None = None) -> Iterator[di
                 if _count(stats, number, record) is not None:
                     stats.lines = number
                     yield record
+        stats.lines = number  # the run's last line: iter_line_runs goes on from it
 
 
 def iter_light_records(
@@ -355,7 +365,7 @@ def iter_light_records(
     stats = stats if stats is not None else ReadStats()
     loads = fast_loads()
     progress = "progress" in skip_types  # the most common record, skipped on short lines too
-    for buf, pos, end, number in iter_line_runs(path, stats, max_line):
+    for buf, pos, end, number in iter_line_runs(path, stats, max_line, counted=True):
         number -= 1
         with memoryview(buf) as view:  # released before the next run reuses buf
             while (nl := buf.find(b"\n", pos, end)) >= 0:  # the hot loop: each line
@@ -384,6 +394,7 @@ def iter_light_records(
                         yield record
                 else:
                     _count(stats, number, record)
+        stats.lines = number  # the run's last line: iter_line_runs goes on from it
 
 
 def _long_line(
