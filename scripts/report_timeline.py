@@ -3,6 +3,7 @@
 
     python scripts/report_timeline.py                 # ../shared/transcripts/public, 11 runs
     python scripts/report_timeline.py --runs 21 --corpus DIR --jobs 2
+    python scripts/report_timeline.py --projects WORK/home/.claude/projects   # a laid-out tree
 
 Each run is a fresh process running `ccstate report <corpus> --json --no-cache` with marks
 (milliseconds since the interpreter started running this script) at each phase, and per
@@ -122,11 +123,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--projects", type=Path, help="a laid-out projects folder (e.g. a bench_scale.py copy)"
+    )
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         raise SystemExit(f"{args.corpus}: no such corpus directory")
     with tempfile.TemporaryDirectory(prefix="ccstate-timeline-") as work:
-        projects = layout(args.corpus.resolve(), Path(work) / "home")
+        if args.projects is not None:
+            projects = args.projects.resolve()
+        else:
+            projects = layout(args.corpus.resolve(), Path(work) / "home")
         env = {**os.environ, "XDG_CACHE_HOME": str(Path(work) / "cache")}
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with compiled modules, as installed
         run_once(projects, args.jobs, env)  # compile, warm the page cache
@@ -148,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
                 span.setdefault(rank, []).append(
                     (min(s for s, _e in spans), max(e for _s, e in spans))
                 )
-    print(f"corpus {args.corpus} ({args.runs} runs, --jobs {args.jobs}); medians in ms")
+    where = args.projects or args.corpus
+    print(f"corpus {where} ({args.runs} runs, --jobs {args.jobs}); medians in ms")
     print(f"{'process start-up (python -c pass)':<36} {statistics.median(starts):7.1f}")
     previous = 0.0
     for phase in PHASES:

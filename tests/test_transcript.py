@@ -91,3 +91,94 @@ def test_a_deadline_stops_the_handoff_scan(tmp_path) -> None:
     stats = _transcript.ReadStats()
     assert list(_transcript.iter_records(path, stats, deadline=_time.monotonic() - 1)) == []
     assert stats.stopped.startswith("stopped at line 0")
+
+
+def test_line_runs_hold_every_line_once_numbered_and_closed(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(_transcript, "_CHUNK", 4096)  # several runs, and one buffer doubling
+    lines = [b'{"n": %d, "pad": "%s"}' % (i, b"x" * (i * 37 % 300)) for i in range(200)]
+    lines.insert(120, b'{"long": "' + b"y" * 9000 + b'"}')  # longer than the buffer
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines))  # the last line has no newline (still being written)
+    stats = _transcript.ReadStats()
+    got, firsts = [], []
+    for buf, start, end, first in _transcript.iter_line_runs(path, stats):
+        assert first == len(got) + 1 == stats.lines + 1
+        chunk = bytes(buf[start:end])
+        assert chunk.endswith(b"\n")
+        firsts.append(first)
+        got.extend(chunk.splitlines())
+    assert got == lines
+    assert stats.lines == len(lines)
+    assert len(firsts) > 2
+
+
+def test_line_runs_skip_a_line_over_the_limit_and_count_it(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(_transcript, "_CHUNK", 4096)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": "' + b"z" * 20_000 + b'"}\n{"c": 3}\n')
+    stats = _transcript.ReadStats()
+    got = [
+        (first, bytes(buf[s:e]))
+        for buf, s, e, first in _transcript.iter_line_runs(path, stats, max_line=5000)
+    ]
+    assert b"".join(chunk for _f, chunk in got) == b'{"a": 1}\n{"c": 3}\n'
+    assert got[-1][0] == 3  # the third line keeps its number
+    assert (stats.lines, stats.too_long, stats.skipped_lines) == (3, 1, [2])
+
+
+def test_the_fast_reader_yields_what_iter_records_does(tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        b'{"type": "user", "message": {"content": "caf\\u00e9 \\ud800"}}\n'  # a lone surrogate
+        b"\n   \n[1, 2]\nnot json\n"
+        b'{"type": "bad-utf8", "text": "\xff\xfe"}\n'
+        b'{"n": 12345678901234567890}\n'  # over 63 bits: orjson's range ends at 64
+        b'{"type": "assistant", "last": true}'  # no newline: a session still writing
+    )
+    slow, fast = _transcript.ReadStats(), _transcript.ReadStats()
+    want = list(_transcript.iter_records(path, slow))
+    got = list(_transcript.iter_fast_records(path, fast))
+    assert got == want and len(got) == 4
+    assert (fast.lines, fast.records, fast.skipped, fast.skipped_lines) == (
+        slow.lines,
+        slow.records,
+        slow.skipped,
+        slow.skipped_lines,
+    )
+
+
+def test_the_fast_reader_matches_on_the_public_corpus() -> None:
+    from helpers import PUBLIC
+
+    files = sorted(PUBLIC.rglob("*.jsonl"))[:8] if PUBLIC.is_dir() else []
+    if not files:
+        _pytest.skip(f"the public transcripts are not at {PUBLIC}")
+    for path in files:
+        assert list(_transcript.iter_fast_records(path)) == list(_transcript.iter_records(path))
+
+
+@_pytest.mark.parametrize("reader", ["light", "fast"])
+def test_record_lines_stay_true_across_runs(tmp_path, monkeypatch, reader) -> None:
+    """The readers number lines themselves (`counted=True`): across many runs, blank and
+    bad lines included, each record's `stats.lines` is its line in the file."""
+    monkeypatch.setattr(_transcript, "_CHUNK", 4096)
+    rows = []
+    for n in range(1, 400):
+        if n % 7 == 0:
+            rows.append(b"")
+        elif n % 11 == 0:
+            rows.append(b"not json")
+        else:
+            rows.append(_json.dumps({"type": "user", "n": n, "pad": "x" * (n % 97)}).encode())
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(rows) + b"\n")
+    stats = _transcript.ReadStats()
+    read = (
+        _transcript.iter_light_records(path, stats)
+        if reader == "light"
+        else _transcript.iter_fast_records(path, stats)
+    )
+    seen = [(stats.lines, record["n"]) for record in read]
+    assert seen and all(line == n for line, n in seen)
+    assert len(seen) == 399 - 399 // 7 - 399 // 11 + 399 // 77
+    assert stats.lines == 399 and stats.skipped_lines[:2] == [11, 22]

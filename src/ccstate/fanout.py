@@ -69,6 +69,19 @@ def fan_out(
     return [results[i] for i in range(len(items))]
 
 
+def auto_workers(files: int, size: int, min_size: int, per_worker: int) -> int:
+    """Processes for `files` items of `size` bytes in all: one per CPU this process may run
+    on (its affinity, not the host's count, in a container), at most one per file and per
+    `per_worker` bytes, and one below `min_size` (forking would cost more than it saves)."""
+    if size < min_size:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS, Windows
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, files, size // per_worker))
+
+
 def _run_forked(
     func: Callable[[T], R],
     items: Sequence[T],

@@ -240,42 +240,47 @@ def _comma_before_tool_use_result(buf: bytearray, start: int, end: int) -> int:
     return at if at > start and buf[at] == 0x2C else -1  # 0x2C: ","
 
 
-def iter_light_records(
-    path: Path,
+def iter_line_runs(
+    path: Path | str,
     stats: ReadStats | None = None,
-    skip_types: frozenset[str] = frozenset(),
     max_line: int | None = None,
-) -> Iterator[dict[str, Any]]:
-    """Like `iter_records`, but skips records whose top-level `type` is in `skip_types` and
-    returns user records without `toolUseResult` (and any keys after it).
+    *,
+    counted: bool = False,
+) -> Iterator[tuple[bytearray, int, int, int]]:
+    """Runs of whole lines of `path`, read into a reused buffer: `(buf, start, end, first)`,
+    where `buf[start:end]` holds lines that each end with a newline (a last line without one
+    gets it) and `first` is the number of the first of them.
 
-    The file is read into a reused buffer and each line decoded where it lies (no copy per
-    line, no new buffer per file). Long lines get cheap checks first; a record whose type
-    they cannot tell is decoded in full and then skipped.
+    `stats.lines` counts the lines before a run while the caller reads it (a caller that
+    numbers records may set it to each record's line), and every line once it asks for the next
+    run. `counted=True`: the caller walks every line of each run and leaves `stats.lines` at
+    the number of its last line (`first` + lines - 1) before it asks for the next one, which
+    spares counting each run's newlines here (a pass over every byte). A line over `max_line`
+    bytes is skipped without being held (counted in `stats.too_long` and as skipped). The
+    caller reads `buf` before it asks for the next run
+    (it is then reused) and keeps no memoryview of it across runs; it may change bytes inside
+    the run meanwhile, as long as it puts them back.
     """
     stats = stats if stats is not None else ReadStats()
     max_line = MAX_LINE_BYTES if max_line is None else max_line
-    loads = fast_loads()
-    progress = "progress" in skip_types  # the most common record, skipped on short lines too
-    number = 0
+    base = stats.lines
+    number = 0  # lines before the next run
     skipping = False  # inside a line longer than `max_line`
     buf = _POOL.pop() if _POOL and len(_POOL[-1]) == _CHUNK else bytearray(_CHUNK)
-    view = memoryview(buf)
     filled = 0  # bytes of buf holding file data; a line may run past it into the next read
     eof = False
     try:
         with os.fdopen(open_regular(path), "rb", buffering=0) as fh:
             while True:
                 if not eof:
-                    got = fh.readinto(view[filled:])
+                    with memoryview(buf) as view:
+                        got = fh.readinto(view[filled:])
                     eof = not got
                     filled += got or 0
                 if eof and filled and buf[filled - 1] != 0x0A:
                     # a last line without its newline (a session still writing): close it
                     if filled == len(buf):
-                        view.release()
                         buf.extend(b"\n")
-                        view = memoryview(buf)
                     else:
                         buf[filled] = 0x0A
                     filled += 1
@@ -286,38 +291,22 @@ def iter_light_records(
                         filled = 0
                         continue
                     number += 1
-                    stats.lines += 1
+                    stats.lines = base + number
                     stats.too_long += 1
-                    _count(stats, number, None)
+                    _count(stats, base + number, None)
                     if nl < 0:  # it was the last line
                         break
                     skipping, pos = False, nl + 1
-                while (nl := buf.find(b"\n", pos, filled)) >= 0:  # the hot loop: each line
-                    number += 1
-                    stats.lines += 1
-                    start, pos = pos, nl + 1
-                    if buf[start] != 0x7B and buf[start:pos].isspace():  # 0x7B: "{"
-                        continue
-                    if nl - start > _SHORT:
-                        record = _long_line(buf, view, start, nl, loads, skip_types)
-                        if record is _SKIPPED:
-                            stats.records += 1
-                            continue
-                    else:  # a full check costs about what decoding a short line does
-                        at = buf.find(_PROGRESS, start, min(nl, start + _CHEAP_PREFIX))
-                        if progress and at >= 0 and _at_top_level(buf, start, at):
-                            stats.records += 1
-                            continue
-                        try:
-                            record = loads(view[start:nl])
-                        except ValueError:
-                            record = _loads(view[start:nl])
-                    if isinstance(record, dict):
-                        stats.records += 1
-                        if record.get("type") not in skip_types:
-                            yield record
+                end = buf.rfind(b"\n", pos, filled) + 1
+                if end > pos:
+                    stats.lines = base + number
+                    yield buf, pos, end, base + number + 1
+                    if counted:  # by the caller
+                        number = stats.lines - base
                     else:
-                        _count(stats, number, record)
+                        number += buf.count(b"\n", pos, end)
+                        stats.lines = base + number
+                    pos = end
                 if eof:
                     break
                 # keep the unfinished line: at the front, or in a bigger buffer when it fills it
@@ -326,16 +315,86 @@ def iter_light_records(
                     skipping, filled = True, 0
                     continue
                 if rest == len(buf):  # one line fills the buffer: double it
-                    view.release()
                     buf.extend(bytes(len(buf)))
-                    view = memoryview(buf)
                 elif rest and pos:
                     buf[:rest] = buf[pos:filled]
                 filled = rest
     finally:
-        view.release()
         if len(buf) == _CHUNK and len(_POOL) < 2:
             _POOL.append(buf)
+
+
+def iter_fast_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict[str, Any]]:
+    """What `iter_records` yields (every JSON object, in file order, the same ones skipped),
+    read through `iter_line_runs` and decoded by `fast_loads` where each line lies (an integer
+    past 64 bits, which no transcript holds, comes back as a float). No time budget: for the
+    CLI's whole-file walks (`replay`), not the hooks."""
+    stats = stats if stats is not None else ReadStats()
+    loads = fast_loads()
+    for buf, pos, end, number in iter_line_runs(path, stats, counted=True):
+        number -= 1
+        with memoryview(buf) as view:  # released before the next run reuses buf
+            while (nl := buf.find(b"\n", pos, end)) >= 0:
+                number += 1
+                start, pos = pos, nl + 1
+                if buf[start] != 0x7B and buf[start:pos].isspace():  # 0x7B: "{"
+                    continue
+                try:
+                    record = loads(view[start:nl])
+                except ValueError:  # as iter_records: bad UTF-8 replaced, then the stdlib
+                    record = _loads(bytes(view[start:nl]).decode("utf-8", "replace"))
+                if _count(stats, number, record) is not None:
+                    stats.lines = number
+                    yield record
+        stats.lines = number  # the run's last line: iter_line_runs goes on from it
+
+
+def iter_light_records(
+    path: Path,
+    stats: ReadStats | None = None,
+    skip_types: frozenset[str] = frozenset(),
+    max_line: int | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Like `iter_records`, but skips records whose top-level `type` is in `skip_types` and
+    returns user records without `toolUseResult` (and any keys after it).
+
+    The file is read into a reused buffer (`iter_line_runs`) and each line decoded where it
+    lies (no copy per line, no new buffer per file). Long lines get cheap checks first; a
+    record whose type they cannot tell is decoded in full and then skipped.
+    """
+    stats = stats if stats is not None else ReadStats()
+    loads = fast_loads()
+    progress = "progress" in skip_types  # the most common record, skipped on short lines too
+    for buf, pos, end, number in iter_line_runs(path, stats, max_line, counted=True):
+        number -= 1
+        with memoryview(buf) as view:  # released before the next run reuses buf
+            while (nl := buf.find(b"\n", pos, end)) >= 0:  # the hot loop: each line
+                number += 1
+                start, pos = pos, nl + 1
+                if buf[start] != 0x7B and buf[start:pos].isspace():  # 0x7B: "{"
+                    continue
+                if nl - start > _SHORT:
+                    record = _long_line(buf, view, start, nl, loads, skip_types)
+                    if record is _SKIPPED:
+                        stats.records += 1
+                        continue
+                else:  # a full check costs about what decoding a short line does
+                    at = buf.find(_PROGRESS, start, min(nl, start + _CHEAP_PREFIX))
+                    if progress and at >= 0 and _at_top_level(buf, start, at):
+                        stats.records += 1
+                        continue
+                    try:
+                        record = loads(view[start:nl])
+                    except ValueError:
+                        record = _loads(view[start:nl])
+                if isinstance(record, dict):
+                    stats.records += 1
+                    if record.get("type") not in skip_types:
+                        stats.lines = number  # the line of this record, as the caller reads it
+                        yield record
+                else:
+                    _count(stats, number, record)
+        stats.lines = number  # the run's last line: iter_line_runs goes on from it
 
 
 def _long_line(

@@ -126,3 +126,25 @@ def test_json_lines_are_checked_by_the_strings_of_their_rows(
 
     monkeypatch.setattr(core, "digest_for", careless)
     assert tally(path).totals.lost == ["Bash: AssertionError: assert 2 == 3"]
+
+
+def test_replay_over_two_processes_finds_what_one_does(tmp_path: Path) -> None:
+    """Files are independent walks: forked workers, each with a fresh tally merged in file
+    order, give the same reports, totals and digest findings as one process."""
+    for n in range(3):  # digests, a lost failure line's check, reads: in several files
+        (tmp_path / f"bash{n}.jsonl").write_text(
+            _lines(*_call(1, "Bash", {"command": "npx vitest run"}, VITEST), *_later(2))
+        )
+    for source in sorted((FIXTURES / "transcripts").rglob("*.jsonl")):
+        (tmp_path / f"fixture-{source.name}").write_bytes(source.read_bytes())
+    got = {}
+    for jobs in (1, 2):
+        t = outputs_replay.DigestTally(core.Options())
+        reports, total = replay.replay([tmp_path], ledger.Options(), t, jobs)
+        got[jobs] = (
+            [(r.path, r.totals.as_json(), r.skipped_lines) for r in reports],
+            total.as_json(),
+            t.totals.as_json(),
+        )
+    assert got[1][2]["total"]["digests"] >= 3 and got[1][1]["api_calls"] > 10
+    assert got[2] == got[1]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ccstate.report import composition, usage
 
@@ -118,3 +122,29 @@ def test_a_shell_read_notice_counts_against_the_files_last_print() -> None:
 )
 def test_printed_paths(command: str, printed: list[str]) -> None:
     assert composition.printed_paths(command, "/p") == printed
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(["cat ", "sed -n ", "head -n 3 ", "ls; tail "]),
+    st.text(alphabet="ab /-.5p,|;&#'\"\\\t\n\r\x0b\xa0", max_size=24),
+)
+def test_unquoted_commands_split_as_shlex_would(verb: str, rest: str) -> None:
+    """Segments without quotes or backslashes skip shlex: the same words, shlex's whitespace
+    (not str.split's, which also splits on \\x0b and \\xa0)."""
+    command = verb + rest
+    want: list[str] = []
+    for segment in composition._SPLIT.split(command):
+        first = segment.split(None, 1)
+        if not first or first[0].rsplit("/", 1)[-1] not in composition._PRINTERS:
+            continue
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            continue
+        if words[0].endswith("sed") and "-n" not in words[1:]:
+            continue
+        operands = [w for w in words[1:] if not w.startswith("-") and not w.isdigit()]
+        operands = operands[1:] if words[0].endswith("sed") else operands
+        want += [composition._resolve(w, "/p") for w in operands if not w.startswith(("<", ">"))]
+    assert composition.printed_paths(command, "/p") == want

@@ -57,12 +57,12 @@ def test_a_corrupt_or_unwritable_cache_is_no_error(tmp_path: Path) -> None:
 
 def test_default_path_follows_ccstate_home_then_xdg(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path)}
-    assert scan_cache.default_path(env) == tmp_path / ".cache" / "ccstate" / "report-scans.json"
+    assert scan_cache.default_path(env) == tmp_path / ".cache" / "ccstate" / "report-scans.jsonl"
     env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
     assert scan_cache.default_path(env).parent == tmp_path / "xdg" / "ccstate"
     env["CCSTATE_HOME"] = str(tmp_path / "st")
     assert scan_cache.default_path(env).parent == tmp_path / "st" / "cache"
-    assert os.fspath(scan_cache.default_path(env)).endswith("report-scans.json")
+    assert os.fspath(scan_cache.default_path(env)).endswith("report-scans.jsonl")
 
 
 def test_the_audits_per_call_data_survives_the_cache(tmp_path: Path) -> None:
@@ -75,3 +75,76 @@ def test_the_audits_per_call_data_survives_the_cache(tmp_path: Path) -> None:
     cache.put(transcript, fresh)
     cache.save()
     assert scan_cache.ScanCache(tmp_path / "c.json", PREFIXES).get(transcript) == fresh
+
+
+def _two_transcripts(tmp_path: Path) -> tuple[Path, Path]:
+    one = _copy(tmp_path)
+    two = one.with_name("second.jsonl")
+    shutil.copyfile(FIXTURES / "audit_classes.jsonl", two)
+    return one, two
+
+
+def test_one_changed_transcript_appends_one_line(tmp_path: Path) -> None:
+    one, two = _two_transcripts(tmp_path)
+    path = tmp_path / "c.jsonl"
+    cache = scan_cache.ScanCache(path, PREFIXES)
+    for f in (one, two):
+        cache.put(f, usage.scan_file(f, PREFIXES))
+    cache.save()
+    before = path.read_bytes()
+    assert len(before.splitlines()) == 3  # the header, one line per transcript
+    assert os.stat(path).st_mode & 0o777 == 0o600  # it holds paths from transcripts
+    with two.open("a") as fh:
+        fh.write('{"type":"brand-new-type"}\n')
+    cache = scan_cache.ScanCache(path, PREFIXES)
+    assert cache.get(one) is not None and cache.get(two) is None
+    fresh = usage.scan_file(two, PREFIXES)
+    cache.put(two, fresh)
+    cache.save()
+    after = path.read_bytes()
+    assert after.startswith(before)  # appended, nothing rewritten
+    assert len(after.splitlines()) == 4
+    reopened = scan_cache.ScanCache(path, PREFIXES)
+    assert reopened.get(two) == fresh  # the later line wins
+    assert reopened.get(one) == usage.scan_file(one, PREFIXES)
+
+
+def test_a_line_cut_short_is_skipped_and_the_next_append_still_reads(tmp_path: Path) -> None:
+    one, two = _two_transcripts(tmp_path)
+    path = tmp_path / "c.jsonl"
+    cache = scan_cache.ScanCache(path, PREFIXES)
+    cache.put(one, usage.scan_file(one, PREFIXES))
+    cache.save()
+    with path.open("ab") as fh:
+        fh.write(b'{"path": "/x", "stamp": [1, 2], "scan": {"tur')  # a crash mid-append
+    cache = scan_cache.ScanCache(path, PREFIXES)
+    assert cache.get(one) is not None
+    fresh = usage.scan_file(two, PREFIXES)
+    cache.put(two, fresh)
+    cache.save()
+    reopened = scan_cache.ScanCache(path, PREFIXES)
+    assert reopened.get(two) == fresh and reopened.get(one) is not None
+    assert set(reopened.entries) == {str(one.resolve()), str(two.resolve())}
+
+
+def test_a_mostly_stale_cache_is_rewritten_compactly(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(scan_cache, "_SLACK", 0)
+    one, _two = _two_transcripts(tmp_path)
+    path = tmp_path / "c.jsonl"
+    scan = usage.scan_file(one, PREFIXES)
+    for _ in range(4):  # the same transcript scanned again and again
+        cache = scan_cache.ScanCache(path, PREFIXES)
+        cache.put(one, scan)
+        cache.save()
+    assert len(path.read_bytes().splitlines()) <= 3  # live lines, at most as many stale
+    assert scan_cache.ScanCache(path, PREFIXES).get(one) == scan
+
+
+def test_a_new_cache_replaces_the_legacy_single_document(tmp_path: Path) -> None:
+    one = _copy(tmp_path)
+    legacy = tmp_path / "report-scans.json"
+    legacy.write_text('{\n  "code": "old",\n  "entries": {}\n}\n')
+    cache = scan_cache.ScanCache(tmp_path / "report-scans.jsonl", PREFIXES)
+    cache.put(one, usage.scan_file(one, PREFIXES))
+    cache.save()
+    assert not legacy.exists() and (tmp_path / "report-scans.jsonl").is_file()

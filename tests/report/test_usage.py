@@ -384,14 +384,15 @@ def test_report_dataclasses_have_docstrings() -> None:
 
 
 def test_auto_workers_follow_cpus_files_and_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ccstate import fanout
     from ccstate.report import scan
 
     mib = 1 << 20
-    monkeypatch.setattr(scan.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False)
+    monkeypatch.setattr(fanout.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False)
     assert scan.auto_workers(33, 3 * mib) == 1  # too little to fork for
     assert scan.auto_workers(33, 41 * mib) == 20  # 2 MiB each, not 64 processes
     assert scan.auto_workers(3, 400 * mib) == 3  # one per file at most
-    monkeypatch.setattr(scan.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(fanout.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     assert scan.auto_workers(33, 400 * mib) == 2  # the CPUs this process may use
 
 

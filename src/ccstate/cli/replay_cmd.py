@@ -23,8 +23,11 @@ from ccstate.outputs import replay as outputs_replay
 )
 @project_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: auto).")
 @handle_errors
-def replay_cmd(transcripts: tuple[Path, ...], project: Path | None, as_json: bool) -> None:
+def replay_cmd(
+    transcripts: tuple[Path, ...], project: Path | None, as_json: bool, jobs: int | None
+) -> None:
     """Run the read ledger's and the digests' decisions over transcripts: what they would save.
 
     Per transcript and in total: Reads; replacements by kind (identical, unseen range, diff);
@@ -34,8 +37,9 @@ def replay_cmd(transcripts: tuple[Path, ...], project: Path | None, as_json: boo
     WebFetch and MCP results keep out. Two safety checks: every replacement relies only on
     text its context received in the current epoch, and every failure line of a digested
     output is in its digest. Uses the project's dedupe.* and outputs.* settings (the
-    `enabled` switches aside). A directory stands for the *.jsonl files under it. Exits 1
-    when a safety check fails.
+    `enabled` switches aside). A directory stands for the *.jsonl files under it; big inputs
+    are replayed by a process per CPU (files are independent walks). Exits 1 when a safety
+    check fails.
 
     \b
     Example:
@@ -50,7 +54,7 @@ def replay_cmd(transcripts: tuple[Path, ...], project: Path | None, as_json: boo
     digest_opts = outputs.Options.from_config(config)
     digest_opts.enabled = True
     tally = outputs_replay.DigestTally(digest_opts)
-    reports, total = replay.replay(transcripts, opts, tally)
+    reports, total = replay.replay(transcripts, opts, tally, jobs)
     digests = tally.totals
     if as_json:
         echo_json(

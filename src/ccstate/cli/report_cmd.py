@@ -88,7 +88,7 @@ def report_cmd(
     itself added and saved; every cache rebuild with its cause and cost, what 5-minute vs
     1-hour cache writes would have cost (and the setting to change), and the time hooks took.
     Without arguments: this project's sessions. Scans of unchanged files are cached
-    (~/.cache/ccstate/report-scans.json; --no-cache to bypass).
+    (~/.cache/ccstate/report-scans.jsonl; --no-cache to bypass).
 
     \b
     Example:

@@ -83,6 +83,14 @@ class DigestTally:
         self.totals = DigestTotals()
         self._open: dict[str, list[tuple[str, int]]] = {}  # context -> (tool, tokens saved)
 
+    def fresh(self) -> DigestTally:
+        """An empty tally with the same options (one file's walk in a replay worker)."""
+        return DigestTally(self.opts)
+
+    def merge(self, other: DigestTally) -> None:
+        """Add what `other` found (another file's walk, in file order)."""
+        self.totals.add(other.totals)
+
     def api_call(self, key: str) -> None:
         for label, saved in self._open.get(key, ()):
             self.totals.tools[label].token_turns_saved += saved

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import glob
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -138,16 +137,11 @@ def scan_all(
 
 
 def auto_workers(files: int, size: int) -> int:
-    """Processes to scan `files` files of `size` bytes: one per CPU this process may run on
-    (its affinity, not the host's count, in a container), at most one per file and per
-    BYTES_PER_WORKER, and one below PARALLEL_MIN_BYTES."""
-    if size < PARALLEL_MIN_BYTES:
-        return 1
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # macOS, Windows
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, files, size // BYTES_PER_WORKER))
+    """Processes to scan `files` files of `size` bytes (`fanout.auto_workers`): none forked
+    below PARALLEL_MIN_BYTES, at most one per BYTES_PER_WORKER."""
+    from ccstate import fanout
+
+    return fanout.auto_workers(files, size, PARALLEL_MIN_BYTES, BYTES_PER_WORKER)
 
 
 def _size(path: Path) -> int:

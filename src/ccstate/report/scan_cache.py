@@ -1,8 +1,12 @@
 """A cache of per-file scans for `ccstate report`: unchanged transcripts are not read again.
 
-One JSON file (`<user cache dir>/report-scans.json`) maps a transcript's absolute path to its
-`FileScan`, stamped with the file's size and mtime. The whole cache is dropped when ccstate's
-version, the scanner's code or the notice prefixes change. Safe to delete at any time.
+One JSON Lines file (`<user cache dir>/report-scans.jsonl`): a header line with the code stamp,
+then one line per transcript (its absolute path, size and mtime, and its `FileScan`); a later
+line for a path wins. A report appends the lines of the files it scanned, so one changed
+transcript costs one line, not a rewrite of the whole cache; the file is rewritten compactly
+(orjson) when it is new, when its code stamp changed (ccstate's version, the scanner's code,
+the notice prefixes) or when more than half its lines are stale. A line cut short by a crash
+is skipped. Safe to delete at any time.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ from ccstate.report.composition import Composition
 from ccstate.report.usage import Compaction, FileScan, Turn
 
 CACHE_VERSION = 2  # 2: Turn line/last/events/effort, hook runs, context sizes (#16)
-CACHE_NAME = "report-scans.json"
+CACHE_NAME = "report-scans.jsonl"
+_LEGACY_NAME = "report-scans.json"  # one JSON document rewritten whole (before #14), removed
 MAX_ENTRIES = 5000  # the most recently modified transcripts are kept
+_SLACK = 64  # stale lines always tolerated before a rewrite
 # the scanner's code, relative to the ccstate package
 _SCANNER_FILES = (
     "report/usage.py",
@@ -54,15 +60,33 @@ class ScanCache:
     def __init__(self, path: Path, prefixes: tuple[str, ...]) -> None:
         self.path = path
         self.code = code_stamp(prefixes)
-        self.entries: dict[str, dict[str, Any]] = {}
-        self.dirty = False
+        self.entries: dict[str, dict[str, Any]] = {}  # path -> {"path", "stamp", "scan"}
+        self.fresh: list[dict[str, Any]] = []  # entries put since the load: to append
+        self.lines = 0  # entry lines in the file, stale ones included
+        self.valid = False  # the file exists and starts with this code's header
         try:
-            data = transcript.fast_loads()(path.read_bytes())  # orjson: ~2x json on this file
-        except (OSError, ValueError):
+            data = path.read_bytes()
+        except OSError:
             return
-        if isinstance(data, dict) and data.get("code") == self.code:
-            entries = data.get("entries")
-            self.entries = entries if isinstance(entries, dict) else {}
+        loads = transcript.fast_loads()  # orjson: ~2x json on this file
+        lines = data.split(b"\n")
+        try:
+            header = loads(lines[0])
+        except ValueError:
+            return
+        if not (isinstance(header, dict) and header.get("code") == self.code):
+            return
+        self.valid = True
+        for line in lines[1:]:
+            if not line:
+                continue
+            try:
+                entry = loads(line)
+            except ValueError:  # cut short by a crash, or glued to such a line
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                self.entries[entry["path"]] = entry
+                self.lines += 1
 
     def get(self, file: Path) -> FileScan | None:
         entry = self.entries.get(str(file.resolve()))
@@ -78,19 +102,61 @@ class ScanCache:
     def put(self, file: Path, scan: FileScan) -> None:
         file_stamp = stamp(file)
         if file_stamp is not None:
-            self.entries[str(file.resolve())] = {"stamp": file_stamp, "scan": to_json(scan)}
-            self.dirty = True
+            entry: dict[str, Any] = {"path": str(file.resolve()), "stamp": file_stamp}
+            entry["scan"] = to_json(scan)
+            self.entries[entry["path"]] = entry
+            self.fresh.append(entry)
 
     def save(self) -> None:
-        """Write it back when something changed; a read-only cache dir is no error."""
-        if not self.dirty:
+        """Append the entries put since the load, or rewrite the file when it is new, of
+        another code, or mostly stale; a read-only cache dir is no error."""
+        if not self.fresh:
             return
-        newest = sorted(self.entries.items(), key=lambda kv: -kv[1]["stamp"][1])[:MAX_ENTRIES]
+        live, lines = len(self.entries), self.lines + len(self.fresh)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            store.atomic_write_json(self.path, {"code": self.code, "entries": dict(newest)})
+            if self.valid and live <= MAX_ENTRIES and lines <= 2 * live + _SLACK:
+                self._append()
+            else:
+                lines = self._rewrite()
         except OSError:
             return
+        self.lines, self.fresh = lines, []
+
+    def _append(self) -> None:
+        body = b"".join(_dumps(entry) + b"\n" for entry in self.fresh)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND)  # gone meanwhile: no cache, no error
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":  # a line cut short: end it
+                body = b"\n" + body
+            with memoryview(body) as view:  # one write, as a rule: appends do not interleave
+                done = 0
+                while done < len(body):
+                    done += os.write(fd, view[done:])
+        finally:
+            os.close(fd)
+
+    def _rewrite(self) -> int:
+        newest = sorted(self.entries.values(), key=lambda e: -e["stamp"][1])[:MAX_ENTRIES]
+        self.entries = {e["path"]: e for e in newest}
+        header = _dumps({"code": self.code})
+        body = b"".join([header, b"\n", *(_dumps(e) + b"\n" for e in newest)])
+        store.atomic_write_text(self.path, body.decode(), durable=False, private=True)
+        self.valid = True
+        legacy = self.path.with_name(_LEGACY_NAME)
+        if legacy != self.path:
+            legacy.unlink(missing_ok=True)
+        return len(newest)
+
+
+def _dumps(data: Any) -> bytes:
+    try:
+        import orjson
+    except ImportError:  # the same lines, slower
+        import json
+
+        return json.dumps(data, separators=(",", ":")).encode()
+    return orjson.dumps(data)
 
 
 def to_json(scan: FileScan) -> dict[str, Any]:
