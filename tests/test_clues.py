@@ -15,6 +15,8 @@ from ccstate import clues, redact
 from secrets_corpus import KINDS, ORDINARY
 from test_redact import AWS, GITHUB, GITHUB_PAT, JWT, OPENAI, PEM, SLACK
 
+# CLUES_EXAMPLES=20000 for a longer search (the CI runs 400 per property)
+EXAMPLES_N = int(os.environ.get("CLUES_EXAMPLES", "400"))
 SECRETS = [secret for _kind, _text, secret, _neg in KINDS] + [
     AWS,
     GITHUB,
@@ -104,7 +106,7 @@ def test_every_matching_rule_is_a_candidate_on_the_corpus() -> None:
 
 
 @settings(
-    max_examples=int(os.environ.get("CLUES_EXAMPLES", "400")),
+    max_examples=EXAMPLES_N,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -114,7 +116,7 @@ def test_every_matching_rule_is_a_candidate(text: str) -> None:
 
 
 @settings(
-    max_examples=int(os.environ.get("CLUES_EXAMPLES", "400")),
+    max_examples=EXAMPLES_N,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
@@ -169,3 +171,21 @@ def test_a_run_of_token_characters_gates_a_long_shape() -> None:
     assert pre.candidates("a " + "Ab1/" * 10 + " b") == [0]
     assert pre.candidates("a " + "Ab1/" * 9 + " b") == []
     assert pre.candidates("a " + "Ab1/" * 9 + "Ab1\u00e9" + " b") == [0]  # é: may be \w
+
+
+@settings(max_examples=EXAMPLES_N, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXTS)
+def test_the_lower_case_gate_agrees_with_the_case_insensitive_one(text: str) -> None:
+    """An assignment rule's gate runs without `(?i)` on the lower-cased text when it can."""
+    gated = [rule for rule in redact._rules() if rule.gate is not None]
+    assert len(gated) == 2
+    for rule in gated:
+        assert rule.gate is not None
+        assert rule.may_match(text) == (rule.gate.search(text) is not None)
+
+
+def test_only_the_folding_characters_lower_case_to_ascii() -> None:
+    """Why `redact._folds_to_ascii` may use lower(): no other character becomes ASCII."""
+    others = (chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
+    assert {c for c in others if any(x.isascii() for x in c.lower())} <= set(clues.FOLDS_TO_ASCII)
+    assert all(redact._folds_to_ascii(f"a{c}b") for c in clues.FOLDS_TO_ASCII)

@@ -356,16 +356,46 @@ class Prefilter:
         ]
 
     def candidates(self, text: str, start: int = 0) -> list[int]:
-        """The numbers (from `start` on, in order) of the patterns that may match `text`."""
-        probe = _Probe(text)
-        found = [n for n, needs_ in self._plain if n >= start and probe.holds(needs_)]
+        """The numbers (from `start` on, in order) of the patterns that may match `text`.
+
+        (One flat function, not a method per need: it runs on every text redaction sees.)"""
+        # folded needs are looked for in the lower-cased text; where the text holds one of
+        # FOLDS_TO_ASCII, they are taken as held (None)
+        exact = text.isascii() or not any(c in text for c in FOLDS_TO_ASCII)
+        lower = text.lower() if exact else None
+        found = []
+        for number, needs_ in self._plain:
+            if number < start:
+                continue
+            for strings, folded in needs_:
+                hay = text if not folded else lower
+                if hay is None:
+                    continue
+                for string_ in strings:
+                    if string_ in hay:
+                        break
+                else:
+                    break
+            else:
+                found.append(number)
         encoded = text.encode("ascii", "replace")
         for table, entries in self._classes:
             marked = encoded.translate(table)
             for stretch, number, needs_ in entries:
                 if stretch not in marked:
                     break  # the longer stretches are not there either
-                if number >= start and probe.holds(needs_):
+                if number < start:
+                    continue
+                for strings, folded in needs_:
+                    hay = text if not folded else lower
+                    if hay is None:
+                        continue
+                    for string_ in strings:
+                        if string_ in hay:
+                            break
+                    else:
+                        break
+                else:
                     found.append(number)
         found.sort()
         return found
@@ -378,38 +408,3 @@ def _widen(stretch: Run) -> tuple[int, int] | None:
         if stretch.chars <= chars:
             return number, stretch.length
     return None
-
-
-class _Probe:
-    """Is a string in the text (or, folded, in its lower case)?"""
-
-    __slots__ = ("_exact", "_lower", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._lower: str | None = None
-        self._exact: bool | None = None
-
-    def holds(self, needs_: tuple[tuple[tuple[str, ...], bool], ...]) -> bool:
-        """Does the text hold one string of each need? (Loops, not any(): this runs for
-        every rule on every text.)"""
-        for strings, folded in needs_:
-            hay = self.text
-            if folded:
-                if self._exact is None:
-                    self._fold()
-                if self._lower is None:
-                    continue
-                hay = self._lower
-            for string_ in strings:
-                if string_ in hay:
-                    break
-            else:
-                return False
-        return True
-
-    def _fold(self) -> None:
-        """The lower-cased text, or None when it holds a character that `re.IGNORECASE`
-        matches with an ASCII letter (then folded needs are taken as held)."""
-        self._exact = self.text.isascii() or not any(c in self.text for c in FOLDS_TO_ASCII)
-        self._lower = self.text.lower() if self._exact else None

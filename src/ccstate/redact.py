@@ -174,6 +174,9 @@ _SECRET_END = re.compile(r"(?i)" + _SECRET_NAME)  # fullmatch: the name ends in 
 _SECRET_WORD = rf"(?:{_WORDS_ALWAYS}|key)"
 _ASSIGNMENT_GATE = rf"(?i){_SECRET_WORD}(?:{_ASSIGNMENT_SEP})"
 _FLAG_GATE = rf"(?i){_SECRET_WORD}(?:{_FLAG_SEP})"
+# On a text without the four characters of `_folds_to_ascii` the same gates run on the
+# lower-cased text without `(?i)`, several times faster (`_SECRET_WORD` is lower case; the
+# separators hold no letter).
 # Values that name no secret: references, placeholders, booleans, type names, calls.
 _HARMLESS_VALUE = (
     r"(?i)^(?:\$\{?\w+\}?|%\w+%|<[^>]*>|\{\{.*\}\}|\*+|x+|\.\.\.|…|none|null|nil|true|false"
@@ -236,7 +239,7 @@ def apply_rules(text: str, *, every_rule: bool = False) -> str:
 class _Rule:
     """A compiled rule, what it needs in a text, and how it replaces a match."""
 
-    __slots__ = ("gate", "kind", "pattern", "replace")
+    __slots__ = ("gate", "kind", "lower_gate", "pattern", "replace")
 
     def __init__(
         self,
@@ -244,16 +247,29 @@ class _Rule:
         pattern: re.Pattern[str],
         replace: Callable[[re.Match[str]], str],
         gate: re.Pattern[str] | None = None,  # an assignment's name and separator (below)
+        lower_gate: re.Pattern[str] | None = None,  # the gate for lower-cased ASCII text
     ) -> None:
         self.kind, self.pattern, self.replace, self.gate = kind, pattern, replace, gate
+        self.lower_gate = lower_gate
 
     def may_match(self, text: str) -> bool:
-        return self.gate is None or self.gate.search(text) is not None
+        """Can the rule change `text`? (Its gate: a secret word right before a separator.)"""
+        if self.gate is None:
+            return True
+        if self.lower_gate is not None and (text.isascii() or not _folds_to_ascii(text)):
+            return self.lower_gate.search(text.lower()) is not None
+        return self.gate.search(text) is not None
 
     def apply(self, text: str) -> str:
         if self.kind == "assignment":
             return _sub_assignments(self.pattern, text)
         return self.pattern.sub(self.replace, text)
+
+
+def _folds_to_ascii(text: str) -> bool:
+    """Does `text` hold a character that `(?i)` matches with an ASCII letter, or that lower-
+    cases to one (`clues.FOLDS_TO_ASCII`)? Without one, `(?i)` on ASCII letters is lower()."""
+    return "\u212a" in text or "\u017f" in text or "\u0130" in text or "\u0131" in text
 
 
 def _replacer(kind: str) -> Callable[[re.Match[str]], str]:
@@ -278,13 +294,20 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     return [(rule.kind, rule.pattern) for rule in _rules()]
 
 
+def prepare() -> None:
+    """Compile the rules and their prefilter now (before forking workers that use them)."""
+    _prefilter()
+
+
 def _rules() -> list[_Rule]:
     if not _compiled:
         found = [(kind, re.compile(pattern, re.DOTALL)) for kind, pattern in RULES]
         found += _maintained_rules()
         rules = [_Rule(kind, p, _replacer(kind)) for kind, p in found]
         for pattern, gate in ((_FLAG, _FLAG_GATE), (_ASSIGNMENT, _ASSIGNMENT_GATE)):
-            rules.append(_Rule("assignment", re.compile(pattern), _keep, re.compile(gate)))
+            compiled, gated = re.compile(pattern), re.compile(gate)
+            lower = re.compile(gate.removeprefix("(?i)"))
+            rules.append(_Rule("assignment", compiled, _keep, gated, lower))
         _compiled[:] = rules
     return _compiled
 

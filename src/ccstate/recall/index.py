@@ -31,6 +31,7 @@ SCHEMA_VERSION = 1
 INDEX_DIR = "recall"
 INDEX_NAME = "index.sqlite"
 SUMMARY_NAME = "summary.json"
+BULK_SOURCES = 50  # files read in one update from which it skips the fsyncs (a first build)
 HEAD_BYTES = 512  # a transcript whose first bytes changed was rewritten: read it again
 NO_FTS5 = (
     "recall needs SQLite's FTS5 extension, which this Python's sqlite3 module (SQLite {version}) "
@@ -176,10 +177,14 @@ def update(
     skip = _handoff_sessions(sources)
     func = functools.partial(extract, redactor=redactor, deadline=deadline, skip_sessions=skip)
     writer = _Writer(con, planned, report)
+    bulk = full or len(planned) >= BULK_SOURCES
+    if bulk:  # a rebuild: no fsync per commit (the index is rebuilt from its sources)
+        con.execute("PRAGMA synchronous=OFF")
     try:
         if jobs > 1 and len(planned) > 1:
             from ccstate import fanout
 
+            redact.prepare()  # compiled once, before the fork, for every worker
             fanout.fan_out(func, planned, jobs, on_result=writer.put, after_fork=writer.begin)
         else:
             for number, job in enumerate(planned):
@@ -194,6 +199,9 @@ def update(
         if con.in_transaction:
             con.execute("ROLLBACK")
         raise
+    finally:
+        if bulk:
+            con.execute("PRAGMA synchronous=NORMAL")
     if report.pruned_sessions:  # give the freed pages back to the disk
         con.executescript("PRAGMA incremental_vacuum;")  # execute() would free one page
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
