@@ -11,6 +11,7 @@ most); past `recall.max_mb` the oldest sessions are dropped.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -100,8 +101,33 @@ def check_fts5() -> None:
         raise CcstateError(NO_FTS5.format(version=sqlite3.sqlite_version)) from exc
 
 
-def connect(state: Path, *, timeout: float = 10.0, create: bool = True) -> sqlite3.Connection:
-    """The index, created (private: 0700 folder, 0600 file) when absent and `create`."""
+def connect(
+    state: Path, *, timeout: float = 10.0, create: bool = True, replace_unusable: bool = False
+) -> sqlite3.Connection:
+    """The index, created (private: 0700 folder, 0600 file) when absent and `create`.
+
+    `replace_unusable` (a rebuild): a file that is not a usable database (an OS crash while a
+    rebuild wrote without fsync, see `update`) is deleted and the index built afresh."""
+    try:
+        return _connect(state, timeout, create)
+    except _Unusable as exc:
+        if not replace_unusable:
+            raise CcstateError(str(exc)) from exc
+    path = index_path(state)
+    for extra in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{extra}")
+    try:
+        return _connect(state, timeout, create)
+    except _Unusable as exc:
+        raise CcstateError(str(exc)) from exc
+
+
+class _Unusable(Exception):
+    """The index file is not a database SQLite can use."""
+
+
+def _connect(state: Path, timeout: float, create: bool) -> sqlite3.Connection:
     path = index_path(state)
     if not path.exists():
         if not create:
@@ -136,7 +162,7 @@ def connect(state: Path, *, timeout: float = 10.0, create: bool = True) -> sqlit
         raise CcstateError(f"{path}: {exc}") from exc
     except sqlite3.DatabaseError as exc:
         con.close()
-        raise CcstateError(
+        raise _Unusable(
             f"{path} is not a usable index ({exc}); run 'ccstate recall --reindex'"
         ) from exc
     return con
