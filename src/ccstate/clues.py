@@ -333,15 +333,18 @@ def _table(chars: frozenset[str]) -> bytes:
 _TABLES = tuple(_table(c) for c in RUN_CLASSES)
 
 
+# A pattern's number and its needs, as `candidates` checks them: ((strings, folded), ...).
+_Entry = tuple[int, tuple[tuple[tuple[str, ...], bool], ...]]
+
+
 class Prefilter:
     """Which of a list of patterns may match a text, from their needs and runs (`needs`,
     `run`): the patterns with neither always may."""
 
     def __init__(self, patterns: Sequence[re.Pattern[str]], extra: Sequence[tuple[Need, ...]]):
         # extra[i]: needs of pattern i found otherwise (e.g. from what its replacement checks)
-        self._plain: list[tuple[int, tuple[tuple[tuple[str, ...], bool], ...]]] = []
-        by_class: dict[int, list[tuple[int, int, tuple[tuple[tuple[str, ...], bool], ...]]]]
-        by_class = {}
+        self._plain: list[_Entry] = []
+        by_class: dict[int, list[tuple[int, _Entry]]] = {}
         for number, (pattern, more) in enumerate(zip(patterns, extra, strict=True)):
             found = tuple((tuple(sorted(n.strings)), n.folded) for n in needs(pattern) + more)
             stretch = run(pattern)
@@ -349,22 +352,30 @@ class Prefilter:
             if wide is None:
                 self._plain.append((number, found))
             else:
-                by_class.setdefault(wide[0], []).append((wide[1], number, found))
+                by_class.setdefault(wide[0], []).append((wide[1], (number, found)))
         self._classes = [
-            (_TABLES[c], [(b"x" * length, n, f) for length, n, f in sorted(entries)])
+            (_TABLES[c], [(b"x" * length, entry) for length, entry in sorted(entries)])
             for c, entries in sorted(by_class.items())
         ]
 
     def candidates(self, text: str, start: int = 0) -> list[int]:
         """The numbers (from `start` on, in order) of the patterns that may match `text`.
 
-        (One flat function, not a method per need: it runs on every text redaction sees.)"""
+        (Loops written out, no call per need: this runs on every text redaction sees.)"""
+        todo = list(self._plain)  # and the patterns whose stretch the text holds
+        encoded = text.encode("ascii", "replace")
+        for table, entries in self._classes:
+            marked = encoded.translate(table)
+            for stretch, entry in entries:
+                if stretch not in marked:
+                    break  # the longer stretches are not there either
+                todo.append(entry)
         # folded needs are looked for in the lower-cased text; where the text holds one of
         # FOLDS_TO_ASCII, they are taken as held (None)
         exact = text.isascii() or not any(c in text for c in FOLDS_TO_ASCII)
         lower = text.lower() if exact else None
         found = []
-        for number, needs_ in self._plain:
+        for number, needs_ in todo:
             if number < start:
                 continue
             for strings, folded in needs_:
@@ -375,28 +386,9 @@ class Prefilter:
                     if string_ in hay:
                         break
                 else:
-                    break
+                    break  # no string of this need: the pattern cannot match
             else:
                 found.append(number)
-        encoded = text.encode("ascii", "replace")
-        for table, entries in self._classes:
-            marked = encoded.translate(table)
-            for stretch, number, needs_ in entries:
-                if stretch not in marked:
-                    break  # the longer stretches are not there either
-                if number < start:
-                    continue
-                for strings, folded in needs_:
-                    hay = text if not folded else lower
-                    if hay is None:
-                        continue
-                    for string_ in strings:
-                        if string_ in hay:
-                            break
-                    else:
-                        break
-                else:
-                    found.append(number)
         found.sort()
         return found
 
