@@ -147,6 +147,7 @@ NEEDS_CASES = [
     (r"(a)\1", {("a",)}),  # the group, not the backreference
     (r"a?b*(?:x|y*)", set()),  # nothing every match must hold
     (r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{12,})", {("bearer",)}),
+    (r"(?i)ab(?-i:CD)", {("abcd",)}),  # a case-sensitive group: looked for in lower case too
 ]
 
 

@@ -114,9 +114,7 @@ def _item(op: str, av: Any, folded: bool) -> tuple[Need | None, list[Need]]:
         chars = [_literal(chr(v), folded) if o.name == "LITERAL" else None for o, v in av]
         return (_union(chars) if len(chars) <= 8 else None), []
     if op == "SUBPATTERN":
-        _group, add, remove, sub = av
-        folded = (folded or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
-        return _sequence(sub, folded)
+        return _sequence(*_group(av, folded))
     if op == "ATOMIC_GROUP":
         return _sequence(av, folded)
     if op == "BRANCH":
@@ -128,6 +126,12 @@ def _item(op: str, av: Any, folded: bool) -> tuple[Need | None, list[Need]]:
         exact, inner = _sequence(av[1], folded)
         return None, [*inner, exact] if exact is not None else inner
     return None, []  # ranges, any character, anchors, negative lookarounds, references
+
+
+def _group(av: Any, folded: bool) -> tuple[Any, bool]:
+    """A group's items, and whether they match case-insensitively (`(?i:...)`, `(?-i:...)`)."""
+    _number, add, remove, sub = av
+    return sub, (folded or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
 
 
 def _repeat(low: int, high: int, sub: Any, folded: bool) -> tuple[Need | None, list[Need]]:
@@ -264,9 +268,7 @@ def _run_piece(op: str, av: Any, folded: bool) -> Run | None:
         chars = _class_chars(items, folded)
         return Run(chars, 1) if chars is not None else None
     if op == "SUBPATTERN":
-        _group, add, remove, sub = av
-        folded = (folded or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
-        return _pure(sub, folded)
+        return _pure(*_group(av, folded))
     if op == "ATOMIC_GROUP":
         return _pure(av, folded)
     if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
