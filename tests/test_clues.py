@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ccstate import clues, redact
+from helpers import PUBLIC
 from secrets_corpus import KINDS, ORDINARY
 from test_redact import AWS, GITHUB, GITHUB_PAT, JWT, OPENAI, PEM, SLACK
 
@@ -190,3 +191,20 @@ def test_only_the_folding_characters_lower_case_to_ascii() -> None:
     others = (chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
     assert {c for c in others if any(x.isascii() for x in c.lower())} <= set(clues.FOLDS_TO_ASCII)
     assert all(redact._folds_to_ascii(f"a{c}b") for c in clues.FOLDS_TO_ASCII)
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
+def test_the_public_corpus_moments_redact_as_with_every_rule() -> None:
+    """Every moment recall builds from the 33 public transcripts (about 2,000 texts, 1 MB)."""
+    from ccstate.recall import moments, reader, sources
+
+    texts = []
+    for path in sorted(PUBLIC.glob("*.jsonl")):
+        scan = moments.TranscriptMoments(sources.transcript_source(path).session)
+        for line, record in reader.iter_records(path, reader.Cursor(), skip=scan.skip_line):
+            scan.feed(line, record)
+        scan.finish()
+        texts += [f"{m.title}\x00{m.body}" for m in scan.drain()]
+    assert len(texts) > 1000
+    differ = [t for t in texts if redact.apply_rules(t) != redact.apply_rules(t, every_rule=True)]
+    assert differ == []
