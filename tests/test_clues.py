@@ -83,6 +83,22 @@ PIECES = st.one_of(
 TEXTS = st.lists(PIECES, max_size=8).map("".join)
 
 
+@pytest.fixture(autouse=True)
+def _prefilter_built() -> None:
+    """`apply_rules` uses the prefilter once it is built (after PREFILTER_AFTER texts)."""
+    redact.prepare()
+
+
+def test_a_few_texts_do_not_build_the_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(redact, "_prefilters", [])
+    monkeypatch.setattr(redact, "_calls", [0])
+    for _ in range(redact.PREFILTER_AFTER):
+        assert redact.redact(f"deploy {AWS}") == "deploy [REDACTED:aws-key]"
+    assert redact._prefilters == []
+    assert redact.redact(f"deploy {AWS}") == "deploy [REDACTED:aws-key]"
+    assert len(redact._prefilters) == 1
+
+
 def _matching(text: str) -> list[int]:
     """The rules whose pattern (and gate) match `text`: those a prefilter must keep."""
     return [

@@ -190,6 +190,10 @@ _PASSWORD_WORDS = re.compile(r"(?i)(?:passw(?:or)?d|passphrase|pwd|secret|creden
 
 _compiled: list[_Rule] = []  # filled on first use
 _prefilters: list[tuple[_Rule, clues.Prefilter]] = []  # for the rules in _compiled
+# Building the prefilter parses every rule (tens of milliseconds): a hook that redacts a few
+# texts runs every rule on them instead; from this many texts on, the prefilter pays.
+PREFILTER_AFTER = 50
+_calls = [0]
 
 
 class Redactor:
@@ -221,6 +225,9 @@ def apply_rules(text: str, *, every_rule: bool = False) -> str:
     it the rule cannot match, so skipping it changes nothing. `every_rule` runs them all (the
     tests check both give the same text)."""
     rules = _rules()
+    if not every_rule and not _prefilters:  # the first texts: not worth building the prefilter
+        _calls[0] += 1
+        every_rule = _calls[0] <= PREFILTER_AFTER
     todo = range(len(rules)) if every_rule else _prefilter().candidates(text)
     pos = 0
     while pos < len(todo):
