@@ -254,7 +254,7 @@ class _Rule:
         pattern: re.Pattern[str],
         replace: Callable[[re.Match[str]], str],
         gate: re.Pattern[str] | None = None,  # an assignment's name and separator (below)
-        lower_gate: re.Pattern[str] | None = None,  # the gate for lower-cased ASCII text
+        lower_gate: re.Pattern[str] | None = None,  # the gate for lower-cased text
     ) -> None:
         self.kind, self.pattern, self.replace, self.gate = kind, pattern, replace, gate
         self.lower_gate = lower_gate
