@@ -211,7 +211,9 @@ def update(
             from ccstate import fanout
 
             redact.prepare()  # compiled once, before the fork, for every worker
-            fanout.fan_out(func, planned, jobs, on_result=writer.put, after_fork=writer.begin)
+            fanout.fan_out(  # `jobs` readers; this process writes what they deliver
+                func, planned, jobs, writer.put, writer.begin, parent_works=False
+            )
         else:
             for number, job in enumerate(planned):
                 if deadline is not None and time.monotonic() > deadline:
