@@ -73,3 +73,18 @@ def test_one_worker_or_no_items_forks_nothing() -> None:
     assert fanout.fan_out(square_and_pid, [3], 4) == [(9, PARENT)]
     assert fanout.fan_out(square_and_pid, [], 4) == []
     assert fanout.fan_out(square_and_pid, range(3), 1) == [(n * n, PARENT) for n in range(3)]
+
+
+def test_a_parent_that_only_collects_gets_every_result_from_its_children() -> None:
+    seen: list[int] = []
+    out = fanout.fan_out(
+        slow_square_and_pid,
+        list(range(40)),
+        2,
+        on_result=lambda i, _v: seen.append(i),
+        parent_works=False,
+    )
+    assert [square for square, _pid in out] == [n * n for n in range(40)]
+    assert PARENT not in {pid for _square, pid in out}  # the parent computed nothing
+    assert len({pid for _square, pid in out}) == 2
+    assert sorted(seen) == list(range(40))

@@ -44,11 +44,16 @@ def fan_out(
     workers: int,
     on_result: Callable[[int, R], None] | None = None,
     after_fork: Callable[[], None] | None = None,
+    *,
+    parent_works: bool = True,
 ) -> list[R]:
     """`[func(item) for item in items]`, computed by `workers` processes (this one included).
 
     Items are handed out in order: put the expensive ones first. `after_fork` runs in the
-    parent once the children exist (start threads there, not before).
+    parent once the children exist (start threads there, not before). `parent_works=False`:
+    `workers` children compute and the parent only takes their results as they come (when
+    `on_result` is work of its own, e.g. the one writer of a database: a child never waits
+    for the parent to finish an item before its result is read).
     """
     results: dict[int, R] = {}
 
@@ -60,7 +65,7 @@ def fan_out(
 
     workers = min(workers, len(items))
     if workers > 1 and hasattr(os, "fork"):
-        _run_forked(func, items, workers, deliver, after_fork)
+        _run_forked(func, items, workers, deliver, after_fork, parent_works)
     elif after_fork is not None:
         after_fork()
     for index, item in enumerate(items):  # one worker, or whatever the children left undone
@@ -88,6 +93,7 @@ def _run_forked(
     workers: int,
     deliver: Callable[[int, R], None],
     after_fork: Callable[[], None] | None,
+    parent_works: bool = True,
 ) -> None:
     tasks_r, tasks_w = os.pipe()
     os.set_blocking(tasks_w, False)
@@ -97,7 +103,7 @@ def _run_forked(
     sys.stdout.flush()  # a child must not write the parent's buffered output again
     sys.stderr.flush()
     children: list[_Child] = []
-    for _ in range(workers - 1):
+    for _ in range(workers - 1 if parent_works else workers):
         out_r, out_w = os.pipe()
         _widen(out_w)
         try:
@@ -115,7 +121,13 @@ def _run_forked(
     try:
         if after_fork is not None:
             after_fork()
-        while True:
+        while not parent_works and any(child.fd is not None for child in children):
+            feeder.fill()
+            open_fds = [child.fd for child in children if child.fd is not None]
+            select.select(open_fds, [], [], 0.05)  # the timeout: refill the task pipe
+            for child in children:
+                child.poll(deliver, block=False)
+        while parent_works:
             feeder.fill()
             try:
                 index = _next_task(tasks_r)

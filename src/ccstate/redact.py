@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
+    from ccstate import clues
+
 MARK = "[REDACTED:{}]"
 _B64 = r"A-Za-z0-9+/"
 # (kind, pattern). A named group `s` marks the part to redact (the rest is kept); without it
@@ -162,9 +164,19 @@ _VALUE = (
     r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`"
     r"|(?P<bare>(?!=)[^\s\"'`,;&)}\]>]+))"
 )
-_ASSIGNMENT = r"(?i)" + _NAME + r"(?P<sep>[\"']?[ \t]*(?::=|=>|=|:)[ \t]*)" + _VALUE
-_FLAG = r"(?i)(?P<name>--[A-Za-z0-9_.-]{1,80})(?P<sep>[ \t]+|=)" + _VALUE
+_ASSIGNMENT_SEP = r"[\"']?[ \t]*(?::=|=>|=|:)"
+_FLAG_SEP = r"[ \t]+|="
+_ASSIGNMENT = r"(?i)" + _NAME + rf"(?P<sep>{_ASSIGNMENT_SEP}[ \t]*)" + _VALUE
+_FLAG = rf"(?i)(?P<name>--[A-Za-z0-9_.-]{{1,80}})(?P<sep>{_FLAG_SEP})" + _VALUE
 _SECRET_END = re.compile(r"(?i)" + _SECRET_NAME)  # fullmatch: the name ends in a secret word
+# An assignment is redacted only when its name ends in a secret word (`_SECRET_END`) right
+# before its separator: a text without a secret word followed by a separator holds none.
+_SECRET_WORD = rf"(?:{_WORDS_ALWAYS}|key)"
+_ASSIGNMENT_GATE = rf"(?i){_SECRET_WORD}(?:{_ASSIGNMENT_SEP})"
+_FLAG_GATE = rf"(?i){_SECRET_WORD}(?:{_FLAG_SEP})"
+# On a text without the four characters of `_folds_to_ascii` the same gates run on the
+# lower-cased text without `(?i)`, several times faster (`_SECRET_WORD` is lower case; the
+# separators hold no letter).
 # Values that name no secret: references, placeholders, booleans, type names, calls.
 _HARMLESS_VALUE = (
     r"(?i)^(?:\$\{?\w+\}?|%\w+%|<[^>]*>|\{\{.*\}\}|\*+|x+|\.\.\.|…|none|null|nil|true|false"
@@ -176,7 +188,12 @@ _HARMLESS_VALUE = (
 # must look generated.
 _PASSWORD_WORDS = re.compile(r"(?i)(?:passw(?:or)?d|passphrase|pwd|secret|credentials?)$")
 
-_compiled: list[tuple[str, re.Pattern[str]]] = []  # filled on first use
+_compiled: list[_Rule] = []  # filled on first use
+_prefilters: list[tuple[_Rule, clues.Prefilter]] = []  # for the rules in _compiled
+# Building the prefilter parses every rule (tens of milliseconds): a hook that redacts a few
+# texts runs every rule on them instead; from this many texts on, the prefilter pays.
+PREFILTER_AFTER = 50
+_calls = [0]
 
 
 class Redactor:
@@ -199,12 +216,67 @@ class Redactor:
             text = self._literal_re.sub(MARK.format("env"), text)
         if not self.patterns:
             return text
-        for kind, pattern in _patterns():
-            if kind == "assignment":
-                text = _sub_assignments(pattern, text)
-            else:
-                text = pattern.sub(_replacer(kind), text)
-        return text
+        return apply_rules(text)
+
+
+def apply_rules(text: str, *, every_rule: bool = False) -> str:
+    """Rules 2 to 4 over `text`, in order. A rule runs only where the text as it stands holds
+    what the rule needs (`clues.needs`: `sk-ant-`, `AKIA`, a secret word before `=`): without
+    it the rule cannot match, so skipping it changes nothing. `every_rule` runs them all (the
+    tests check both give the same text)."""
+    rules = _rules()
+    if not every_rule and not _prefilters:  # the first texts: not worth building the prefilter
+        _calls[0] += 1
+        every_rule = _calls[0] <= PREFILTER_AFTER
+    todo = range(len(rules)) if every_rule else _prefilter().candidates(text)
+    pos = 0
+    while pos < len(todo):
+        rule = rules[todo[pos]]
+        pos += 1
+        if not every_rule and not rule.may_match(text):
+            continue
+        redacted = rule.apply(text)
+        if redacted is not text and redacted != text:
+            text = redacted
+            if not every_rule:  # what the new text may match, from the next rule on
+                todo, pos = _prefilter().candidates(text, todo[pos - 1] + 1), 0
+    return text
+
+
+class _Rule:
+    """A compiled rule, what it needs in a text, and how it replaces a match."""
+
+    __slots__ = ("gate", "kind", "lower_gate", "pattern", "replace")
+
+    def __init__(
+        self,
+        kind: str,
+        pattern: re.Pattern[str],
+        replace: Callable[[re.Match[str]], str],
+        gate: re.Pattern[str] | None = None,  # an assignment's name and separator (below)
+        lower_gate: re.Pattern[str] | None = None,  # the gate for lower-cased text
+    ) -> None:
+        self.kind, self.pattern, self.replace, self.gate = kind, pattern, replace, gate
+        self.lower_gate = lower_gate
+
+    def may_match(self, text: str) -> bool:
+        """Can the rule change `text`? (Its gate: a secret word right before a separator.)"""
+        if self.gate is None:
+            return True
+        if self.lower_gate is not None and (text.isascii() or not _folds_to_ascii(text)):
+            return self.lower_gate.search(text.lower()) is not None
+        return self.gate.search(text) is not None
+
+    def apply(self, text: str) -> str:
+        if self.kind == "assignment":
+            return _sub_assignments(self.pattern, text)
+        return self.pattern.sub(self.replace, text)
+
+
+def _folds_to_ascii(text: str) -> bool:
+    """Does `text` hold a character that `(?i)` matches with an ASCII letter, or that lower-
+    cases to one (`clues.FOLDS_TO_ASCII`)? Without one, `(?i)` on ASCII letters is lower()."""
+    return "\u212a" in text or "\u017f" in text or "\u0130" in text or "\u0131" in text
 
 
 def _replacer(kind: str) -> Callable[[re.Match[str]], str]:
@@ -225,12 +297,40 @@ def _replacer(kind: str) -> Callable[[re.Match[str]], str]:
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """Every rule's kind and pattern, in the order they run."""
+    return [(rule.kind, rule.pattern) for rule in _rules()]
+
+
+def prepare() -> None:
+    """Compile the rules and their prefilter now (before forking workers that use them)."""
+    _prefilter()
+
+
+def _rules() -> list[_Rule]:
     if not _compiled:
         found = [(kind, re.compile(pattern, re.DOTALL)) for kind, pattern in RULES]
         found += _maintained_rules()
-        found += [("assignment", re.compile(_FLAG)), ("assignment", re.compile(_ASSIGNMENT))]
-        _compiled[:] = found
+        rules = [_Rule(kind, p, _replacer(kind)) for kind, p in found]
+        for pattern, gate in ((_FLAG, _FLAG_GATE), (_ASSIGNMENT, _ASSIGNMENT_GATE)):
+            compiled, gated = re.compile(pattern), re.compile(gate)
+            lower = re.compile(gate.removeprefix("(?i)"))
+            rules.append(_Rule("assignment", compiled, _keep, gated, lower))
+        _compiled[:] = rules
     return _compiled
+
+
+def _prefilter() -> clues.Prefilter:
+    if not _prefilters or _prefilters[0][0] is not _compiled[0]:
+        from ccstate import clues
+
+        rules = _rules()
+        gates = [clues.needs(r.gate) if r.gate is not None else () for r in rules]
+        _prefilters[:] = [(rules[0], clues.Prefilter([r.pattern for r in rules], gates))]
+    return _prefilters[0][1]
+
+
+def _keep(match: re.Match[str]) -> str:
+    return match.group(0)
 
 
 # detect-secrets' regex plugins (module, class). Keyword and entropy plugins are left out:

@@ -197,3 +197,37 @@ def test_a_quick_question_is_indexed_but_not_counted_as_a_working_session(tmp_pa
         assert got.kinds["prompt"] == 2  # the question is searchable all the same
     finally:
         con.close()
+
+
+def test_an_unusable_index_says_reindex_and_a_reindex_replaces_it(tmp_path: Path) -> None:
+    """A rebuild writes without fsync (`BULK_SOURCES`): an OS crash then may leave a damaged
+    file, which `connect` reports and a rebuild (`replace_unusable`) replaces."""
+    state = tmp_path / "state"
+    build(state, [write_jsonl(tmp_path / "a.jsonl", session_records("a"))])
+    index.index_path(state).write_bytes(b"not a database, " * 512)
+    with pytest.raises(CcstateError, match="reindex"):
+        index.connect(state)
+    con = index.connect(state, replace_unusable=True)
+    con.close()
+    assert build(state, [tmp_path / "a.jsonl"], full=True).moments > 0
+    assert stat.S_IMODE(index.index_path(state).stat().st_mode) == 0o600
+
+
+def test_a_big_update_restores_durable_commits_afterwards(tmp_path: Path) -> None:
+    files = [
+        write_jsonl(tmp_path / f"{n}.jsonl", session_records(f"s{n}", 1))
+        for n in range(index.BULK_SOURCES)
+    ]
+    con = index.connect(tmp_path / "state")
+    try:
+        report = index.update(
+            con,
+            [sources.transcript_source(f) for f in files],
+            redactor=redact.Redactor(),
+            max_bytes=1 << 30,
+            jobs=2,
+        )
+        assert report.read == index.BULK_SOURCES
+        assert con.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    finally:
+        con.close()

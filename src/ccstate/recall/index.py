@@ -11,6 +11,7 @@ most); past `recall.max_mb` the oldest sessions are dropped.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -31,6 +32,7 @@ SCHEMA_VERSION = 1
 INDEX_DIR = "recall"
 INDEX_NAME = "index.sqlite"
 SUMMARY_NAME = "summary.json"
+BULK_SOURCES = 50  # files read in one update from which it skips the fsyncs (a first build)
 HEAD_BYTES = 512  # a transcript whose first bytes changed was rewritten: read it again
 NO_FTS5 = (
     "recall needs SQLite's FTS5 extension, which this Python's sqlite3 module (SQLite {version}) "
@@ -99,8 +101,33 @@ def check_fts5() -> None:
         raise CcstateError(NO_FTS5.format(version=sqlite3.sqlite_version)) from exc
 
 
-def connect(state: Path, *, timeout: float = 10.0, create: bool = True) -> sqlite3.Connection:
-    """The index, created (private: 0700 folder, 0600 file) when absent and `create`."""
+def connect(
+    state: Path, *, timeout: float = 10.0, create: bool = True, replace_unusable: bool = False
+) -> sqlite3.Connection:
+    """The index, created (private: 0700 folder, 0600 file) when absent and `create`.
+
+    `replace_unusable` (a rebuild): a file that is not a usable database (an OS crash while a
+    rebuild wrote without fsync, see `update`) is deleted and the index built afresh."""
+    try:
+        return _connect(state, timeout, create)
+    except _Unusable as exc:
+        if not replace_unusable:
+            raise CcstateError(str(exc)) from exc
+    path = index_path(state)
+    for extra in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{extra}")
+    try:
+        return _connect(state, timeout, create)
+    except _Unusable as exc:
+        raise CcstateError(str(exc)) from exc
+
+
+class _Unusable(Exception):
+    """The index file is not a database SQLite can use."""
+
+
+def _connect(state: Path, timeout: float, create: bool) -> sqlite3.Connection:
     path = index_path(state)
     if not path.exists():
         if not create:
@@ -135,7 +162,7 @@ def connect(state: Path, *, timeout: float = 10.0, create: bool = True) -> sqlit
         raise CcstateError(f"{path}: {exc}") from exc
     except sqlite3.DatabaseError as exc:
         con.close()
-        raise CcstateError(
+        raise _Unusable(
             f"{path} is not a usable index ({exc}); run 'ccstate recall --reindex'"
         ) from exc
     return con
@@ -176,11 +203,17 @@ def update(
     skip = _handoff_sessions(sources)
     func = functools.partial(extract, redactor=redactor, deadline=deadline, skip_sessions=skip)
     writer = _Writer(con, planned, report)
+    bulk = full or len(planned) >= BULK_SOURCES
+    if bulk:  # a rebuild: no fsync per commit (the index is rebuilt from its sources)
+        con.execute("PRAGMA synchronous=OFF")
     try:
         if jobs > 1 and len(planned) > 1:
             from ccstate import fanout
 
-            fanout.fan_out(func, planned, jobs, on_result=writer.put, after_fork=writer.begin)
+            redact.prepare()  # compiled once, before the fork, for every worker
+            fanout.fan_out(  # `jobs` readers; this process writes what they deliver
+                func, planned, jobs, writer.put, writer.begin, parent_works=False
+            )
         else:
             for number, job in enumerate(planned):
                 if deadline is not None and time.monotonic() > deadline:
@@ -194,6 +227,9 @@ def update(
         if con.in_transaction:
             con.execute("ROLLBACK")
         raise
+    finally:
+        if bulk:
+            con.execute("PRAGMA synchronous=NORMAL")
     if report.pruned_sessions:  # give the freed pages back to the disk
         con.executescript("PRAGMA incremental_vacuum;")  # execute() would free one page
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -41,7 +41,7 @@ def refresh(
     timeout: float = 10.0,
 ) -> tuple[sqlite3.Connection, index.Report]:
     """Open the index and bring it up to date with every source of the project."""
-    con = index.connect(state, timeout=timeout)
+    con = index.connect(state, timeout=timeout, replace_unusable=full)
     try:
         if full:
             index.forget_stamps(con)

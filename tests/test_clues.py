@@ -1,0 +1,226 @@
+"""The literal-clue prefilter (src/ccstate/clues.py): it may only ever skip a rule that cannot
+match. Checked on the secrets corpus of #12, on every code point `re.IGNORECASE` folds, and on
+generated texts (hypothesis): every rule that matches a text is among its candidates."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ccstate import clues, redact
+from helpers import PUBLIC
+from secrets_corpus import KINDS, ORDINARY
+from test_redact import AWS, GITHUB, GITHUB_PAT, JWT, OPENAI, PEM, SLACK
+
+# CLUES_EXAMPLES=20000 for a longer search (the CI runs 400 per property)
+EXAMPLES_N = int(os.environ.get("CLUES_EXAMPLES", "400"))
+SECRETS = [secret for _kind, _text, secret, _neg in KINDS] + [
+    AWS,
+    GITHUB,
+    GITHUB_PAT,
+    JWT,
+    OPENAI,
+    PEM,
+    SLACK,
+]
+EXAMPLES = [text for _kind, text, _s, _neg in KINDS] + [neg for *_x, neg in KINDS] + ORDINARY
+# What assignment rules key on, and characters that fold onto ASCII letters.
+WORDS = [
+    "password",
+    "PASSWD",
+    "pwd",
+    "secret",
+    "token",
+    "Credentials",
+    "apikey",
+    "api_key",
+    "PAT",
+    "access-key",
+    "--token",
+    "--api-key",
+    "Authorization: Bearer ",
+    "basic ",
+    "https://",
+    "mysql -u root ",
+    "docker login -p ",
+    "AccountKey=",
+    "?sig=",
+    "_authToken=",
+    "-----BEGIN PRIVATE KEY-----",
+]
+SEPARATORS = ["=", ":", " = ", ":=", "=>", '"', "'", " ", "\t", "\n", "\x00", "@", "/", "-", "_"]
+
+
+def _mutations(secret: str) -> st.SearchStrategy[str]:
+    n = len(secret)
+    return st.one_of(
+        st.just(secret),
+        st.just(secret.swapcase()),
+        st.just(secret.lower()),
+        st.integers(0, n).map(lambda k: secret[:k]),
+        st.integers(0, n).map(lambda k: secret[k:]),
+        st.tuples(st.integers(0, max(0, n - 1)), st.sampled_from(clues.FOLDS_TO_ASCII + "é?")).map(
+            lambda kc: secret[: kc[0]] + kc[1] + secret[kc[0] + 1 :]
+        ),
+    )
+
+
+PIECES = st.one_of(
+    st.sampled_from(SECRETS).flatmap(_mutations),
+    st.sampled_from(EXAMPLES),
+    st.sampled_from(WORDS + SEPARATORS),
+    st.text(
+        alphabet=st.sampled_from(
+            "abcxyzKSIABC0123456789+/=_-.:@ \n\"'" + clues.FOLDS_TO_ASCII + "é"
+        ),
+        max_size=24,
+    ),
+)
+TEXTS = st.lists(PIECES, max_size=8).map("".join)
+
+
+@pytest.fixture(autouse=True)
+def _prefilter_built() -> None:
+    """`apply_rules` uses the prefilter once it is built (after PREFILTER_AFTER texts)."""
+    redact.prepare()
+
+
+def test_a_few_texts_do_not_build_the_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(redact, "_prefilters", [])
+    monkeypatch.setattr(redact, "_calls", [0])
+    for _ in range(redact.PREFILTER_AFTER):
+        assert redact.redact(f"deploy {AWS}") == "deploy [REDACTED:aws-key]"
+    assert redact._prefilters == []
+    assert redact.redact(f"deploy {AWS}") == "deploy [REDACTED:aws-key]"
+    assert len(redact._prefilters) == 1
+
+
+def _matching(text: str) -> list[int]:
+    """The rules whose pattern (and gate) match `text`: those a prefilter must keep."""
+    return [
+        number
+        for number, rule in enumerate(redact._rules())
+        if rule.pattern.search(text) is not None and rule.may_match(text)
+    ]
+
+
+def _candidates(text: str) -> list[int]:
+    return list(redact._prefilter().candidates(text))
+
+
+def test_every_matching_rule_is_a_candidate_on_the_corpus() -> None:
+    """60 secret kinds and their look-alikes, 164 ordinary strings, the unit tests' secrets."""
+    texts = [*EXAMPLES, *SECRETS, *(f"x {s} y" for s in SECRETS)]
+    for text in texts:
+        assert set(_matching(text)) <= set(_candidates(text)), text
+    # and the prefilter does skip rules: most of an ordinary string's rules are not run
+    rules = len(redact._rules())
+    assert sum(len(_candidates(t)) for t in ORDINARY) < 0.2 * rules * len(ORDINARY)
+
+
+@settings(
+    max_examples=EXAMPLES_N,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(TEXTS)
+def test_every_matching_rule_is_a_candidate(text: str) -> None:
+    assert set(_matching(text)) <= set(_candidates(text))
+
+
+@settings(
+    max_examples=EXAMPLES_N,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(TEXTS)
+def test_prefiltered_rules_redact_as_every_rule_does(text: str) -> None:
+    assert redact.apply_rules(text) == redact.apply_rules(text, every_rule=True)
+
+
+@pytest.mark.parametrize("text", [t for _k, t, _s, _n in KINDS] + ORDINARY[:40])
+def test_prefiltered_rules_redact_the_corpus_as_every_rule_does(text: str) -> None:
+    assert redact.apply_rules(text) == redact.apply_rules(text, every_rule=True)
+
+
+def test_folds_to_ascii_lists_every_character_ignorecase_matches_with_an_ascii_letter() -> None:
+    others = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
+    found = set(re.findall(r"(?i)[a-z]", others))
+    assert found == set(clues.FOLDS_TO_ASCII)
+
+
+NEEDS_CASES = [
+    (r"\bsk-ant-[A-Za-z0-9_-]{8,}", {("sk-ant-",)}),
+    (
+        r"\b(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{16,}",
+        {("rk_live_", "rk_test_", "sk_live_", "sk_test_")},
+    ),
+    (r"(?<=://)[^\s:/@]{1,64}:(?P<s>[^\s@/]{1,128})(?=@)", {("://",), ("@",), (":",)}),
+    (r"a?b*[xyz]+", {("x", "y", "z")}),  # one of the class, at least once
+    (r"(a)\1", {("a",)}),  # the group, not the backreference
+    (r"a?b*(?:x|y*)", set()),  # nothing every match must hold
+    (r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{12,})", {("bearer",)}),
+    (r"(?i)ab(?-i:CD)", {("abcd",)}),  # a case-sensitive group: looked for in lower case too
+]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), NEEDS_CASES)
+def test_needs(pattern: str, expected: set[tuple[str, ...]]) -> None:
+    got = clues.needs(re.compile(pattern))
+    assert {tuple(sorted(n.strings)) for n in got} == expected
+    assert all(n.folded == pattern.startswith("(?i)") for n in got)
+
+
+def test_a_case_insensitive_need_is_found_whatever_the_case() -> None:
+    pre = clues.Prefilter([re.compile(r"(?i)bearer\s+\w{12,}")], [()])
+    assert pre.candidates("Authorization: BEARER abcdefghijkl") == [0]
+    assert pre.candidates("Authorization: \u212a bearer abcdefghijkl") == [0]
+    assert pre.candidates("Authorization: token abcdefghijkl") == []
+
+
+def test_a_run_of_token_characters_gates_a_long_shape() -> None:
+    pre = clues.Prefilter(
+        [re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")], [()]
+    )
+    assert pre.candidates("a " + "Ab1/" * 10 + " b") == [0]
+    assert pre.candidates("a " + "Ab1/" * 9 + " b") == []
+    assert pre.candidates("a " + "Ab1/" * 9 + "Ab1\u00e9" + " b") == [0]  # é: may be \w
+
+
+@settings(max_examples=EXAMPLES_N, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXTS)
+def test_the_lower_case_gate_agrees_with_the_case_insensitive_one(text: str) -> None:
+    """An assignment rule's gate runs without `(?i)` on the lower-cased text when it can."""
+    gated = [rule for rule in redact._rules() if rule.gate is not None]
+    assert len(gated) == 2
+    for rule in gated:
+        assert rule.gate is not None
+        assert rule.may_match(text) == (rule.gate.search(text) is not None)
+
+
+def test_only_the_folding_characters_lower_case_to_ascii() -> None:
+    """Why `redact._folds_to_ascii` may use lower(): no other character becomes ASCII."""
+    others = (chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
+    assert {c for c in others if any(x.isascii() for x in c.lower())} <= set(clues.FOLDS_TO_ASCII)
+    assert all(redact._folds_to_ascii(f"a{c}b") for c in clues.FOLDS_TO_ASCII)
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
+def test_the_public_corpus_moments_redact_as_with_every_rule() -> None:
+    """Every moment recall builds from the 33 public transcripts (about 2,000 texts, 1 MB)."""
+    from ccstate.recall import moments, reader, sources
+
+    texts = []
+    for path in sorted(PUBLIC.glob("*.jsonl")):
+        scan = moments.TranscriptMoments(sources.transcript_source(path).session)
+        for line, record in reader.iter_records(path, reader.Cursor(), skip=scan.skip_line):
+            scan.feed(line, record)
+        scan.finish()
+        texts += [f"{m.title}\x00{m.body}" for m in scan.drain()]
+    assert len(texts) > 1000
+    differ = [t for t in texts if redact.apply_rules(t) != redact.apply_rules(t, every_rule=True)]
+    assert differ == []
