@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     Loader = Callable[[str], "str | None"]  # blob sha -> text, None when missing or damaged
+    Kept = Callable[[str], bool]  # blob sha -> is it in the blob store still (cheaper than load)
 
 __all__ = ["Claim", "Decision", "Ledger", "Options", "ReadEvent", "Segment"]  # re-exported
 
@@ -108,8 +109,12 @@ def _args_key(offset: Any, limit: Any) -> str:
 # --------------------------------------------------------------------------- the decision
 
 
-def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Decision:
-    """Full content unless the context provably holds (part of) this text already."""
+def decide(
+    ledger: Ledger, read: ReadEvent, load: Loader, opts: Options, kept: Kept | None = None
+) -> Decision:
+    """Full content unless the context provably holds (part of) this text already, and the
+    blob store still keeps what it was given (evicted text: full content, never a notice;
+    `kept` answers for the identical case without reading the blob, `load` otherwise)."""
     if not opts.enabled:
         return Decision("full", "disabled")
     if read.skip:
@@ -123,6 +128,8 @@ def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Deci
     if newest is None:
         return Decision("full", "no line of this range delivered yet")
     if (newest.start, newest.end, newest.sha) == (read.start, read.end, read.sha):
+        if not (kept(newest.sha) if kept is not None else load(newest.sha) is not None):
+            return Decision("full", "ledger text missing or damaged")
         claim = Claim(newest.read_no, read.start, read.end, read.sha)
         return _identical(read, (claim,), opts)
     owners, same, missing = _compare_lines(segments, read, load)
