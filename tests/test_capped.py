@@ -81,9 +81,14 @@ def test_check_is_one_stat_when_current_and_evicts_when_the_cap_was_lowered(
     folder = tmp_path / "blobs"
     for n in range(6):
         _put(folder, n, 8 * KIB)
-    scans = []
+    scans: list[str] = []
     real = os.scandir
-    monkeypatch.setattr(capped.os, "scandir", lambda p: scans.append(p) or real(p))
+
+    def scandir(path: str) -> object:
+        scans.append(path)
+        return real(path)
+
+    monkeypatch.setattr(capped.os, "scandir", scandir)
     assert capped.check(str(folder), 1 << 20) == [] and scans == []  # no scan of the blobs
     assert len(capped.check(str(folder), 24 * KIB)) == 4 and len(scans) == 1
     assert _on_disk(folder) <= 24 * KIB * capped.LOW_WATER

@@ -335,8 +335,8 @@ def write_blob(
         return sha
     try:
         capped.put(blob_dir(state), sha, data, max_bytes=max_bytes)
-    except capped.TooLarge:
-        pass  # like a blob over MAX_BLOB_BYTES: its re-reads come back in full
+    except capped.TooLarge:  # like a blob over MAX_BLOB_BYTES: its re-reads come back in full
+        return sha
     return sha
 
 
