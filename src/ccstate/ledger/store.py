@@ -323,9 +323,7 @@ def _reset(path: str, reason: str, now: float) -> list[str]:
 # --------------------------------------------------------------------------- blobs
 
 
-def write_blob(
-    state: str, text: str, *, max_bytes: int = STORE_MAX_BYTES, sha: str = ""
-) -> str:
+def write_blob(state: str, text: str, *, max_bytes: int = STORE_MAX_BYTES, sha: str = "") -> str:
     """Keep `text` under its sha256 (`sha`, when the caller computed it already), the store
     within `max_bytes` on disk (least recently delivered text evicted first). No fsync: a torn
     blob fails its hash check and is skipped."""
