@@ -32,6 +32,10 @@ SCHEMA_VERSION = 2  # 2: `meta` (generation, transcript witness, last event, pid
 MAX_PATHS = 256  # per context; the least recently read path goes first
 MAX_SEGMENTS = 12  # per path; segments covered by a newer one go first
 MAX_HISTORY = 64  # per context, newest kept
+# Stat stamps of recently read files (the file sha of a history entry without hashing an
+# unchanged file again): a cache, so a small one. Every PostToolUse parses and rewrites the
+# ledger; at 256 entries the cache alone was 40 KB of a 95 KB file (#14).
+MAX_FILES = 64
 MAX_CONTEXT_CHARS = 9_000  # a diff rides in additionalContext (Claude Code inlines <= 10,000)
 
 
@@ -329,7 +333,7 @@ def record(
     files.pop(read.path, None)
     if stamp is not None and file_sha:
         files[read.path] = {"stamp": stamp, "sha": file_sha}
-    while len(files) > MAX_PATHS:
+    while len(files) > MAX_FILES:
         del files[next(iter(files))]
     stats = dict(ledger.stats)
     stats["reads"] = stats.get("reads", 0) + 1
