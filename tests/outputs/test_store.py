@@ -7,6 +7,8 @@ import stat
 import time
 from pathlib import Path
 
+import pytest
+
 from ccstate.outputs import store
 
 
@@ -53,3 +55,20 @@ def test_a_persisted_output_is_read_unless_too_large(tmp_path: Path) -> None:
     small.write_bytes(b"x" * 10)
     assert store.read_original(str(small)) == b"x" * 10
     assert store.read_original(str(tmp_path / "missing.txt")) is None
+
+
+def test_every_write_keeps_the_originals_within_the_cap_on_disk(tmp_path: Path) -> None:
+    cap, folder = 64 * 1024, tmp_path / "out"
+    for i in range(40):  # 40 originals of 3,000 bytes: one 4 KiB block each, 160 KiB in all
+        path = store.keep(str(tmp_path), f"{i:04d}".encode() * 750, max_bytes=cap)
+        assert Path(path).exists()  # the original a digest names is never the one evicted
+        assert sum(p.stat().st_blocks * 512 for p in folder.iterdir()) <= cap
+    assert (tmp_path / "out.size").read_text().split()[2] == str(
+        sum(p.stat().st_blocks * 512 for p in folder.iterdir())
+    )
+
+
+def test_an_original_larger_than_the_cap_is_not_kept(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        store.keep(str(tmp_path), b"x" * (2 << 20), max_bytes=1 << 20)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
