@@ -373,6 +373,7 @@ def start_cmds(
     progress(f"start: project {name}")
     project = history_project(tmp / f"start-{name}", *spec)
     fixtures[f"start-{name}"] = {
+        "blobs": _count(project / ".ccstate" / "ledger" / "blobs"),
         "blobs_bytes_on_disk": fx.disk_bytes(project / ".ccstate" / "ledger" / "blobs"),
         "decisions_bytes": _size(project / "DECISIONS.md"),
         "handoff_index_bytes": _size(project / ".ccstate" / "handoff" / "index.json"),
@@ -396,6 +397,13 @@ def _start_stdin(tmp: Path, project: Path) -> Callable[[int], bytes]:
     transcript = write_transcript(tmp, project)
     data = session_payload(project, transcript, source="startup")
     return lambda _run: data
+
+
+def _count(folder: Path) -> int:
+    try:
+        return len(os.listdir(folder))
+    except OSError:
+        return 0
 
 
 def _size(path: Path) -> int:
