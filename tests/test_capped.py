@@ -69,10 +69,11 @@ def test_a_lost_or_stale_size_ledger_is_rebuilt_with_one_scan(tmp_path: Path) ->
     _put(folder, 9)  # the next write recounts
     record = capped.current(str(folder))
     assert record is not None and (record.total, record.count) == (_on_disk(folder), 5)
-    size.write_bytes(b"garbled\n")
+    size.write_bytes(b"garbled, and longer than the line\n" * 9)
     assert capped.read_record(str(folder)) is None and capped.current(str(folder)) is None
     assert capped.check(str(folder), 1 << 20) == []
     assert capped.current(str(folder)).total == _on_disk(folder)  # type: ignore[union-attr]
+    assert size.stat().st_size == capped.RECORD_WIDTH
 
 
 def test_check_is_one_stat_when_current_and_evicts_when_the_cap_was_lowered(

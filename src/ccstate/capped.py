@@ -99,6 +99,7 @@ def _write_record(folder: str, total: int, count: int) -> None:
     fd = os.open(size_path(folder), os.O_WRONLY | os.O_CREAT, store.PRIVATE_FILE_MODE)
     try:
         os.pwrite(fd, Record(total, count, stamp).line(), 0)
+        os.ftruncate(fd, RECORD_WIDTH)  # whatever was longer (garbled) goes; never empty
     finally:
         os.close(fd)
 
