@@ -8,7 +8,10 @@ baseline, run side by side: rounds interleave a row's command with its baseline'
 order, so a busy moment on the shared machine hits both. A row is its median over the
 baseline's median (lower is better), next to #14's target, with the peak RSS of the process
 (wait4; for `report`, its largest process). The blob-store row is bytes on disk (blocks),
-sampled while the session grows, over `dedupe.store_max_mb`.
+sampled while the session grows, over `dedupe.store_max_mb`. Hooks run as project hooks run
+them, through the `ccstate-hook` console script beside the interpreter (`--launch module`:
+`python -m ccstate.hooks`, which also pays for runpy's imports). PreToolUse is no longer
+registered (#14): its row checks that and shows the cost nobody pays, 0.
 
 Not a test: run it with the venv's interpreter (`ccstate` and `ccstate-hook` beside it) on a
 machine as idle as you can get; docs/BENCHMARKS.md quotes it. 50x takes minutes. To measure
@@ -19,6 +22,7 @@ Example:
     .venv/bin/python scripts/bench_scale.py --quick           # smaller fixtures, 1x/10x
     .venv/bin/python scripts/bench_scale.py --rows start,plugin --runs 20 --json
     .venv/bin/python scripts/bench_scale.py --rows report --scales 50 --work /tmp/scale
+    .venv/bin/python scripts/bench_scale.py --rows hot,noop --launch module
     git archive main | tar -x -C /tmp/main && \\
         CCSTATE_BENCH_ROOT=/tmp/main .venv/bin/python scripts/bench_scale.py --rows start
 """
@@ -30,6 +34,7 @@ import datetime as dt
 import json
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -66,6 +71,16 @@ def floor_cmd(cwd: Path) -> Cmd:
 
 SCRATCH: list[Path] = []  # the run's temp dir (set by main)
 SPAWNER: list[Spawner] = []  # the helper that starts the timed processes (set by main)
+LAUNCH: list[str] = ["script"]  # how hooks are started: `--launch` (set by main)
+
+
+def hook_argv(event: str) -> list[str]:
+    """The hook process: the `ccstate-hook` console script beside the interpreter, what
+    `ccstate init`'s project hooks run (wiring.py), or `python -m ccstate.hooks`."""
+    script = Path(PY).with_name("ccstate-hook")
+    if LAUNCH[0] == "script" and script.is_file():
+        return [str(script), event]
+    return [PY, "-m", "ccstate.hooks", event]
 
 
 def hook_env() -> dict[str, str]:
@@ -75,7 +90,7 @@ def hook_env() -> dict[str, str]:
 
 
 def hook_cmd(name: str, event: str, project: Path, stdin: Callable[[int], bytes]) -> Cmd:
-    return Cmd(name, [PY, "-m", "ccstate.hooks", event], project, hook_env(), stdin)
+    return Cmd(name, hook_argv(event), project, hook_env(), stdin)
 
 
 def hooks_log(project: Path) -> str:
@@ -95,7 +110,13 @@ def hot_group(tmp: Path, args: argparse.Namespace, fixtures: dict[str, object]) 
     rows = [
         Row("hot.read-notice", f"PostToolUse Read (notice) after {reads}", "notice", FLOOR, 2.3),
         Row("hot.read-full", f"PostToolUse Read (full) after {reads}", "full", FLOOR, 2.3),
-        Row("noop.pre-read", f"PreToolUse Read after {reads}", "pre", FLOOR, 1.5),
+        Row(
+            "noop.pre-read",
+            "PreToolUse Read: not registered since #14, no process (0)",
+            "",
+            FLOOR,
+            1.5,
+        ),
         Row("noop.post-edit", "PostToolUse Edit of a .py file", "edit", FLOOR, 1.5),
         Row("noop.post-bash", "PostToolUse Bash `ls -la`", "bash", FLOOR, 1.5),
         Row(
@@ -120,13 +141,28 @@ def hot_group(tmp: Path, args: argparse.Namespace, fixtures: dict[str, object]) 
         if row.key == "blobs.session":
             row.value = grown["blob_peak_bytes"] / 2**20
     timed = {r.cmd for r in rows if r.cmd}
-    if timed:
-        cmds = [floor_cmd(project), *hot_cmds(project)]
+    floor = floor_cmd(project)
+    if timed or any(r.key == "noop.pre-read" for r in rows):
+        cmds = [floor, *hot_cmds(project)]
         measure(SPAWNER[0], [c for c in cmds if c.name in timed | {FLOOR}], args.runs)
         record(rows, cmds)
+    for row in rows:
+        if row.key == "noop.pre-read":  # what a Read costs in PreToolUse now: no process at all
+            check_unregistered("PreToolUse")
+            row.value, row.base_value, row.runs = 0.0, statistics.median(floor.ms), 0
     if log := hooks_log(project):
         raise SystemExit(f"bench_scale: hooks.log in {project} is not empty:\n{log}")
     return rows
+
+
+def check_unregistered(event: str) -> None:
+    """Stop the bench if `event` is registered after all (project hooks or the plugin's)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from ccstate import wiring
+
+    plugin = json.loads((ROOT / "hooks" / "hooks.json").read_text(encoding="utf-8"))
+    if any(e == event for e, _m, _t in wiring.HOOK_SPECS) or event in plugin.get("hooks", {}):
+        raise SystemExit(f"bench_scale: {event} is registered: time it instead of showing 0")
 
 
 def hot_cmds(project: Path) -> list[Cmd]:
@@ -173,14 +209,13 @@ def hot_cmds(project: Path) -> list[Cmd]:
     return [
         Cmd(*_hook("notice", "PostToolUse", project), read(held, "notice"), seed, replaced(True)),
         Cmd(*_hook("full", "PostToolUse", project), read(fresh, "full"), change, replaced(False)),
-        hook_cmd("pre", "PreToolUse", project, _tool(project, "PreToolUse", "Read", app)),
         hook_cmd("edit", "PostToolUse", project, _tool(project, "PostToolUse", "Edit", app)),
         hook_cmd("bash", "PostToolUse", project, _tool(project, "PostToolUse", "Bash", app)),
     ]
 
 
 def _hook(name: str, event: str, project: Path) -> tuple[str, list[str], Path, dict[str, str]]:
-    return name, [PY, "-m", "ccstate.hooks", event], project, hook_env()
+    return name, hook_argv(event), project, hook_env()
 
 
 def _tool(project: Path, event: str, tool: str, path: Path) -> Callable[[int], bytes]:
@@ -338,6 +373,7 @@ def start_cmds(
     progress(f"start: project {name}")
     project = history_project(tmp / f"start-{name}", *spec)
     fixtures[f"start-{name}"] = {
+        "blobs": _count(project / ".ccstate" / "ledger" / "blobs"),
         "blobs_bytes_on_disk": fx.disk_bytes(project / ".ccstate" / "ledger" / "blobs"),
         "decisions_bytes": _size(project / "DECISIONS.md"),
         "handoff_index_bytes": _size(project / ".ccstate" / "handoff" / "index.json"),
@@ -352,7 +388,7 @@ def start_cmds(
             count[0] += 1
             fx.write_handoffs(project, 1, first=count[0])
 
-        argv = [PY, "-m", "ccstate.hooks", "SessionStart"]
+        argv = hook_argv("SessionStart")
         cmds.append(Cmd("handoff-written", argv, project, hook_env(), stdin, write_one))
     return cmds
 
@@ -361,6 +397,13 @@ def _start_stdin(tmp: Path, project: Path) -> Callable[[int], bytes]:
     transcript = write_transcript(tmp, project)
     data = session_payload(project, transcript, source="startup")
     return lambda _run: data
+
+
+def _count(folder: Path) -> int:
+    try:
+        return len(os.listdir(folder))
+    except OSError:
+        return 0
 
 
 def _size(path: Path) -> int:
@@ -388,7 +431,7 @@ def decision_cmds(tmp: Path, count: int, fixtures: dict[str, object]) -> list[Cm
         text = path.read_text(encoding="utf-8")
         path.write_text(text.replace("Keep module", "keep module", 1), encoding="utf-8")
 
-    argv = [PY, "-m", "ccstate.hooks", "SessionStart"]
+    argv = hook_argv("SessionStart")
     return [
         Cmd("decided", argv, decided, hook_env(), _start_stdin(tmp, decided), decide),
         Cmd("hand-edited", argv, edited, hook_env(), _start_stdin(tmp, edited), hand_edit),
@@ -558,6 +601,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--handoffs", type=int, help="handoffs for SessionStart (default 1000; quick 200)")
     add("--corpus", type=Path, default=CORPUS, help="the transcripts to copy")
     add("--work", type=Path, help="keep the corpus copies here, to reuse them next time")
+    add(
+        "--launch",
+        choices=("script", "module"),
+        default="script",
+        help="start hooks as "
+        "`ccstate-hook` (what project hooks run; default) or `python -m ccstate.hooks`",
+    )
     add("--json", action="store_true", help="print the results as JSON")
     add("--check", action="store_true", help="exit 1 when a row misses its target")
     args = parser.parse_args(argv)
@@ -589,6 +639,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ccstate-bench-scale-") as scratch:
         tmp = Path(scratch)
         SCRATCH[:] = [tmp]
+        LAUNCH[:] = [args.launch]
         SPAWNER[:] = [Spawner(PY, tmp)]
         args.work = (args.work or tmp / "work").resolve()
         args.work.mkdir(parents=True, exist_ok=True)
@@ -605,6 +656,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_average": {"before": load_before, "after": [round(x, 2) for x in os.getloadavg()]},
         "seconds": round(time.perf_counter() - started),
         "ccusage": CCUSAGE_VERSION,
+        "hooks": " ".join(Path(a).name if a == PY else a for a in hook_argv("<Event>")),
         "fixtures": fixtures,
         "rows": results,
     }
@@ -624,6 +676,7 @@ def render_report(report: dict[str, object], results: list[dict[str, object]]) -
         f"machine  {report['machine']}",
         f"date     {report['date']}; load average {load['before']} before, {load['after']} after",
         f"took     {report['seconds']} s",
+        f"hooks    {report['hooks']}",
         "",
         *render(results),
         "",

@@ -283,14 +283,17 @@ def _many(folder: Path, k: int) -> Path:
 
 
 def write_blobs(project: Path, count: int, size: int = 600) -> int:
-    """`count` distinct blobs of about `size` bytes in the project's blob store; their bytes
-    on disk."""
+    """`count` distinct blobs of about `size` bytes in the project's blob store, under the
+    project's `dedupe.store_max_mb` (the store holds its cap at every write); their bytes on
+    disk."""
+    from ccstate import config as config_mod
     from ccstate.ledger import store as ledger_store
 
     state = str(project / ".ccstate")
+    cap = int(config_mod.load_config(project).get("dedupe.store_max_mb")) << 20
     for n in range(count):
         body = f"blob {n}\n" + "x = 1  # filler\n" * (size // 16)
-        ledger_store.write_blob(state, body)
+        ledger_store.write_blob(state, body, max_bytes=cap)
     return disk_bytes(ledger_store.blob_dir(state))
 
 

@@ -473,3 +473,60 @@ def test_state_that_holds_file_text_is_private_and_old_state_is_fixed(git_projec
     assert blob.stat().st_mode & 0o777 == 0o600
     for path in (state / "ledger").rglob("*"):
         assert path.stat().st_mode & 0o777 in (0o600, 0o700), path
+
+
+def _big_text(tag: str, kib: int) -> str:
+    line = f"value_{tag} = compute('{tag}')  # a line of a file large enough to count\n"
+    return line * (kib * 1024 // len(line))
+
+
+def _blob_store_bytes(project: Path) -> int:
+    """The blob store's bytes on disk: blocks, not apparent size."""
+    folder = project / ".ccstate" / "ledger" / "blobs"
+    return sum(p.stat().st_blocks * 512 for p in folder.iterdir() if p.is_file())
+
+
+def test_a_read_whose_text_was_evicted_is_served_in_full_never_a_notice(
+    git_project: Path,
+) -> None:
+    (git_project / ".ccstate.yaml").write_text("dedupe:\n  store_max_mb: 1\n")
+    texts = {}
+    for name in ("same.py", "edited.py"):  # delivered in full and kept
+        texts[name] = _big_text(name, 150)
+        (git_project / name).write_text(texts[name])
+        payload = read_payload(git_project, git_project / name, texts[name])
+        assert run_hook("PostToolUse", payload, cwd=git_project)[1] is None
+    for n in range(4):  # 4 x 300 KiB more: the store evicts the least recently delivered
+        other = git_project / f"other_{n}.py"
+        body = _big_text(f"other{n}", 300)
+        other.write_text(body)
+        payload = read_payload(git_project, other, body)
+        assert run_hook("PostToolUse", payload, cwd=git_project)[2:] == ("", "")
+    for text in texts.values():
+        assert not (git_project / ".ccstate" / "ledger" / "blobs" / ledger.sha256(text)).exists()
+    # Unchanged (else a notice) and edited in one line (else a diff): both in full now.
+    texts["edited.py"] = texts["edited.py"].replace("compute", "recompute", 1)
+    for n, (name, text) in enumerate(texts.items()):
+        (git_project / name).write_text(text)
+        again = {**read_payload(git_project, git_project / name, text), "tool_use_id": f"t{n}"}
+        assert run_hook("PostToolUse", again, cwd=git_project)[:4] == (0, None, "", "")
+        beat = heartbeat(git_project)["detail"]
+        assert (beat["ledger"], beat["ledger_reason"]) == ("full", "ledger text missing or damaged")
+    again = {**read_payload(git_project, git_project / "same.py", texts["same.py"])}
+    assert run_hook("PostToolUse", again, cwd=git_project)[1] is not None  # kept again: a notice
+    assert not (git_project / ".ccstate" / "logs" / "hooks.log").exists()  # eviction is no error
+
+
+def test_the_blob_store_holds_its_cap_on_disk_throughout_a_session(git_project: Path) -> None:
+    (git_project / ".ccstate.yaml").write_text("dedupe:\n  store_max_mb: 1\n")
+    cap, peak = 1 << 20, 0
+    for n in range(24):  # 24 distinct 90 KiB deliveries: twice the cap
+        target = git_project / f"mod_{n}.py"
+        body = _big_text(f"mod{n}", 90)
+        target.write_text(body)
+        payload = {**read_payload(git_project, target, body), "tool_use_id": f"toolu_c{n}"}
+        assert run_hook("PostToolUse", payload, cwd=git_project)[0] == 0
+        peak = max(peak, _blob_store_bytes(git_project))
+    assert cap * 0.5 < peak <= cap
+    recorded = (git_project / ".ccstate" / "ledger" / "blobs.size").read_text().split()
+    assert int(recorded[2]) == _blob_store_bytes(git_project)  # the size ledger is exact

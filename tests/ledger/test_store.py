@@ -169,8 +169,16 @@ def test_prune_keeps_newest_sessions_and_caps_blobs(tmp_path: Path) -> None:
     shas = [ledger_store.write_blob(state, f"{i}" * 1000) for i in range(4)]
     for i, sha in enumerate(shas):
         os.utime(tmp_path / "ledger" / "blobs" / sha, (2000 + i, 2000 + i))
-    removed = ledger_store.prune(state, max_bytes=2500, keep_sessions=2)
-    assert sorted(p.name for p in (tmp_path / "ledger").iterdir()) == ["blobs", "s3", "s4"]
+    # 1,000 bytes take a 4 KiB block each: the cap counts blocks on disk, and an eviction
+    # goes down to three quarters of it (capped.LOW_WATER): the two oldest go.
+    removed = ledger_store.prune(state, max_bytes=3 * 4096 - 1, keep_sessions=2)
+    assert sorted(p.name for p in (tmp_path / "ledger").iterdir()) == [
+        "blobs",
+        "blobs.size",
+        "blobs.size.lock",
+        "s3",
+        "s4",
+    ]
     assert sorted(p.name for p in (tmp_path / "ledger" / "blobs").iterdir()) == sorted(shas[2:])
     assert removed[:3] == ["session s2", "session s1", "session s0"]
     assert removed[3:] == [f"blob {shas[0][:12]}", f"blob {shas[1][:12]}"]

@@ -120,14 +120,15 @@ def _answer(
             verify=True,
             transcript=transcript,
             pid=env.environ.get("CLAUDE_PID", ""),
+            store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
         ) as ctx:
-            decision = ledger.decide(ctx.ledger, read, ctx.load, opts)
+            decision = ledger.decide(ctx.ledger, read, ctx.load, opts, ctx.kept)
             cached = ctx.ledger.files.get(read.path)
             sha, stamp = ledger_store.file_sha(read.path, cached) if not read.skip else ("", None)
             ctx.ledger = ledger.record(ctx.ledger, read, decision, sha, stamp)
             got = ledger.delivered(read, decision)
             if got is not None:
-                ctx.keep(got[2])
+                ctx.keep(got[2], read.sha if decision.kind == "full" else "")
     except StateError as exc:
         _log(env, f"read ledger: {exc}; the {what} was served in full")
         return ledger.Decision("full", "ledger locked")
@@ -226,9 +227,13 @@ def _digest(
     digest = outputs.with_handle(body, text, path)
     if not outputs.worth_it(digest, text, persisted=persisted):
         return HookResult.noop(**detail, digest="too little saved")
+    from ccstate.errors import StateError
+
     try:
-        out_store.keep(env.state, data, path)
-    except OSError as exc:
+        out_store.keep(
+            env.state, data, path, max_bytes=int(env.config.get("outputs.store_max_mb")) << 20
+        )
+    except (OSError, StateError) as exc:
         _log(env, f"digest: {path} not written ({exc}); the output was served in full")
         return HookResult.noop(**detail, digest="original not kept")
     detail.update(digest=body.how, original_chars=len(text), digest_chars=len(digest))

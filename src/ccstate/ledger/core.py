@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     Loader = Callable[[str], "str | None"]  # blob sha -> text, None when missing or damaged
+    Kept = Callable[[str], bool]  # blob sha -> is it in the blob store still (cheaper than load)
 
 __all__ = ["Claim", "Decision", "Ledger", "Options", "ReadEvent", "Segment"]  # re-exported
 
@@ -31,6 +32,10 @@ SCHEMA_VERSION = 2  # 2: `meta` (generation, transcript witness, last event, pid
 MAX_PATHS = 256  # per context; the least recently read path goes first
 MAX_SEGMENTS = 12  # per path; segments covered by a newer one go first
 MAX_HISTORY = 64  # per context, newest kept
+# Stat stamps of recently read files (the file sha of a history entry without hashing an
+# unchanged file again): a cache, so a small one. Every PostToolUse parses and rewrites the
+# ledger; at 256 entries the cache alone was 40 KB of a 95 KB file (#14).
+MAX_FILES = 64
 MAX_CONTEXT_CHARS = 9_000  # a diff rides in additionalContext (Claude Code inlines <= 10,000)
 
 
@@ -108,8 +113,12 @@ def _args_key(offset: Any, limit: Any) -> str:
 # --------------------------------------------------------------------------- the decision
 
 
-def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Decision:
-    """Full content unless the context provably holds (part of) this text already."""
+def decide(
+    ledger: Ledger, read: ReadEvent, load: Loader, opts: Options, kept: Kept | None = None
+) -> Decision:
+    """Full content unless the context provably holds (part of) this text already, and the
+    blob store still keeps what it was given (evicted text: full content, never a notice;
+    `kept` answers for the identical case without reading the blob, `load` otherwise)."""
     if not opts.enabled:
         return Decision("full", "disabled")
     if read.skip:
@@ -123,6 +132,8 @@ def decide(ledger: Ledger, read: ReadEvent, load: Loader, opts: Options) -> Deci
     if newest is None:
         return Decision("full", "no line of this range delivered yet")
     if (newest.start, newest.end, newest.sha) == (read.start, read.end, read.sha):
+        if not (kept(newest.sha) if kept is not None else load(newest.sha) is not None):
+            return Decision("full", "ledger text missing or damaged")
         claim = Claim(newest.read_no, read.start, read.end, read.sha)
         return _identical(read, (claim,), opts)
     owners, same, missing = _compare_lines(segments, read, load)
@@ -322,7 +333,7 @@ def record(
     files.pop(read.path, None)
     if stamp is not None and file_sha:
         files[read.path] = {"stamp": stamp, "sha": file_sha}
-    while len(files) > MAX_PATHS:
+    while len(files) > MAX_FILES:
         del files[next(iter(files))]
     stats = dict(ledger.stats)
     stats["reads"] = stats.get("reads", 0) + 1

@@ -3,9 +3,12 @@
     <state>/ledger/<session_id>/main.json           the main thread
     <state>/ledger/<session_id>/agent-<id>.json     each subagent
     <state>/ledger/blobs/<sha256>                   delivered text, for diffs and partial re-reads
+    <state>/ledger/blobs.size                       the blob store's size ledger (ccstate/capped.py)
 
 Everything fails open: a missing or corrupt ledger is a fresh one (the context gets full content),
 a damaged blob reads as missing, a lock held too long raises StateError for the caller to log.
+The blob store stays within `dedupe.store_max_mb` on disk at every write (`capped.put` evicts the
+least recently delivered text); a Read whose delivered text is no longer kept is served in full.
 Hot path (PostToolUse): standard library only, os.path rather than pathlib.
 """
 
@@ -15,7 +18,7 @@ import os
 import stat
 import time
 
-from ccstate import fastjson, store
+from ccstate import capped, fastjson, store
 from ccstate.errors import StateError
 from ccstate.ledger import witness
 from ccstate.ledger.core import (
@@ -38,6 +41,7 @@ EPOCH_LOCK_TIMEOUT = 5.0
 MAX_BLOB_BYTES = 4 << 20  # larger deliveries are not kept: their re-reads come back in full
 MAX_HASH_BYTES = 2 << 20  # larger files get no file sha (a whole-file Read stops at 256 KiB)
 KEEP_SESSIONS = 64
+STORE_MAX_BYTES = 64 << 20  # `dedupe.store_max_mb`'s default, for callers without a config
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
 
@@ -78,15 +82,17 @@ class open_context:  # used like a function: `with open_context(...) as ctx:`
         verify: bool = False,
         transcript: str = "",
         pid: str = "",
+        store_max_bytes: int = STORE_MAX_BYTES,
     ) -> None:
         self.state = state
+        self.store_max_bytes = store_max_bytes
         self.path = context_path(state, session_id, agent_id)
         self.now = now
         self.ledger = self.original = Ledger()
         self.problems: list[str] = []
         self.reset = ""
         self._verify = (transcript, pid) if verify else None
-        self._blobs: list[str] = []
+        self._blobs: list[tuple[str, str]] = []
         self._lock = store.file_lock(self.path, timeout=timeout)
 
     def __enter__(self) -> open_context:
@@ -113,8 +119,8 @@ class open_context:  # used like a function: `with open_context(...) as ctx:`
     ) -> None:
         try:
             if exc_type is None and self.ledger is not self.original:
-                for text in self._blobs:  # first: a ledger never names text not written
-                    write_blob(self.state, text)
+                for text, sha in self._blobs:  # first: a ledger never names text not written
+                    write_blob(self.state, text, max_bytes=self.store_max_bytes, sha=sha)
                 if self._verify is not None:
                     self.ledger = with_meta(self.ledger, last_seen=self.now)
                 store.atomic_write_json(
@@ -124,13 +130,20 @@ class open_context:  # used like a function: `with open_context(...) as ctx:`
             self._lock.__exit__(exc_type, exc, tb)
 
     def load(self, sha: str) -> str | None:
-        text = read_blob(self.state, sha)
-        if text is None:
-            self.problems.append(f"blob {sha[:12]} missing or damaged")
+        """The text kept under `sha`; None when it is not (evicted: served in full, nothing to
+        log) or damaged (logged)."""
+        text, damaged = _read_blob(self.state, sha)
+        if damaged:
+            self.problems.append(f"blob {sha[:12]} damaged")
         return text
 
-    def keep(self, text: str) -> None:
-        self._blobs.append(text)
+    def kept(self, sha: str) -> bool:
+        """Is the text under `sha` still in the blob store (one stat)?"""
+        return has_blob(self.state, sha)
+
+    def keep(self, text: str, sha: str = "") -> None:
+        """Keep `text` (whose sha256 is `sha`, when the caller has it) in the blob store."""
+        self._blobs.append((text, sha))
 
 
 def verify_epoch(
@@ -310,48 +323,46 @@ def _reset(path: str, reason: str, now: float) -> list[str]:
 # --------------------------------------------------------------------------- blobs
 
 
-def write_blob(state: str, text: str) -> str:
-    """Keep `text` under its sha256 (no fsync: a torn blob fails its hash check and is skipped)."""
+def write_blob(state: str, text: str, *, max_bytes: int = STORE_MAX_BYTES, sha: str = "") -> str:
+    """Keep `text` under its sha256 (`sha`, when the caller computed it already), the store
+    within `max_bytes` on disk (least recently delivered text evicted first). No fsync: a torn
+    blob fails its hash check and is skipped."""
     data = text.encode("utf-8", "surrogatepass")
-    sha = store.sha256_hex(data)
+    sha = sha or store.sha256_hex(data)
     if len(data) > MAX_BLOB_BYTES:
         return sha
-    path = os.path.join(blob_dir(state), sha)
     try:
-        os.utime(path)  # already kept: mark it recently used
+        capped.put(blob_dir(state), sha, data, max_bytes=max_bytes)
+    except capped.TooLarge:  # like a blob over MAX_BLOB_BYTES: its re-reads come back in full
         return sha
-    except FileNotFoundError:
-        pass
-    store.ensure_private_dir(os.path.dirname(path))
-    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, store.PRIVATE_FILE_MODE)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
     return sha
-
-
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        return
 
 
 def read_blob(state: str, sha: str) -> str | None:
     """The text kept under `sha`, or None when absent or damaged."""
+    return _read_blob(state, sha)[0]
+
+
+def _read_blob(state: str, sha: str) -> tuple[str | None, bool]:
+    """(the text kept under `sha` or None, whether it was there but damaged)."""
     try:
         with open(os.path.join(blob_dir(state), _safe(sha)), "rb") as fh:
             data = fh.read()
+    except FileNotFoundError:
+        return None, False
     except OSError:
-        return None
+        return None, True
     if store.sha256_hex(data) != sha:
-        return None
-    return data.decode("utf-8", "surrogatepass")
+        return None, True
+    return data.decode("utf-8", "surrogatepass"), False
+
+
+def has_blob(state: str, sha: str) -> bool:
+    try:
+        os.stat(os.path.join(blob_dir(state), _safe(sha)))
+    except OSError:
+        return False
+    return True
 
 
 def file_sha(path: str, cache: Mapping[str, Any] | None) -> tuple[str, list[int] | None]:
@@ -387,8 +398,9 @@ def file_sha(path: str, cache: Mapping[str, Any] | None) -> tuple[str, list[int]
 
 
 def prune(state: str, *, max_bytes: int, keep_sessions: int = KEEP_SESSIONS) -> list[str]:
-    """Drop all but the newest `keep_sessions` session ledgers, then the least recently used
-    blobs until the blob store fits in `max_bytes`. Returns what was removed (for the log)."""
+    """Drop all but the newest `keep_sessions` session ledgers, and make sure the blob store
+    fits in `max_bytes` on disk (its size ledger answers: no scan of the blobs unless it is
+    stale or the cap was lowered). Returns what was removed (for the log)."""
     import shutil
 
     root = ledger_dir(state)
@@ -397,17 +409,7 @@ def prune(state: str, *, max_bytes: int, keep_sessions: int = KEEP_SESSIONS) -> 
     for entry in sorted(sessions, key=_mtime, reverse=True)[keep_sessions:]:
         shutil.rmtree(entry.path, ignore_errors=True)
         removed.append(f"session {entry.name}")
-    blobs = sorted((e for e in _entries(blob_dir(state)) if e.is_file()), key=_mtime)
-    total = sum(_size(e) for e in blobs)
-    for entry in blobs:
-        if total <= max_bytes:
-            break
-        total -= _size(entry)
-        try:
-            os.unlink(entry.path)
-        except OSError:
-            continue
-        removed.append(f"blob {entry.name[:12]}")
+    removed += [f"blob {name[:12]}" for name in capped.check(blob_dir(state), max_bytes)]
     return removed
 
 
@@ -424,13 +426,6 @@ def _mtime(entry: os.DirEntry[str]) -> float:
         return entry.stat().st_mtime
     except OSError:
         return 0.0
-
-
-def _size(entry: os.DirEntry[str]) -> int:
-    try:
-        return entry.stat().st_size
-    except OSError:
-        return 0
 
 
 # --------------------------------------------------------------------------- hook entry points

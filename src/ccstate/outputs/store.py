@@ -3,8 +3,9 @@
 A digest ends with the path of the complete original output, byte for byte, so the model can
 Read what the digest left out. Files are 0600 in a 0700 folder (an output can hold anything a
 command printed), written atomically, never rewritten (same bytes, same name; a repeat only
-marks the file recently used), and bounded like the ledger's blobs: `prune` drops the least
-recently used beyond `outputs.store_max_mb`, at SessionStart `startup` and `clear`.
+marks the file recently used), and bounded like the ledger's blobs (ccstate/capped.py): every
+write keeps the folder within `outputs.store_max_mb` on disk, dropping the least recently used;
+`prune` checks the size ledger at SessionStart `startup` and `clear`.
 
 Standard library only, os.path only: the PostToolUse hook imports this module.
 """
@@ -12,14 +13,14 @@ Standard library only, os.path only: the PostToolUse hook imports this module.
 from __future__ import annotations
 
 import os
-import time
 
-from ccstate import store
+from ccstate import capped, store
 
 OUT_DIR = "out"
 SUFFIX = ".txt"
 NAME_HEX = 16  # of the sha256: 64 bits name a file; a different size under a name lengthens it
 MAX_ORIGINAL_BYTES = 64 << 20  # a larger output is not kept, so it is not digested either
+STORE_MAX_BYTES = 64 << 20  # `outputs.store_max_mb`'s default, for callers without a config
 
 
 def out_dir(state: str) -> str:
@@ -53,54 +54,18 @@ def read_original(path: str) -> bytes | None:
     return data if len(data) <= MAX_ORIGINAL_BYTES else None
 
 
-def keep(state: str, data: bytes, path: str | None = None) -> str:
+def keep(
+    state: str, data: bytes, path: str | None = None, *, max_bytes: int = STORE_MAX_BYTES
+) -> str:
     """The path holding `data` (written now unless it already exists): `path_for`'s, unless
-    the caller got it already."""
+    the caller got it already. The folder stays within `max_bytes` on disk. OSError when it
+    cannot be written, StateError when the folder stays locked."""
     path = path or path_for(state, data)
-    try:
-        os.utime(path)  # already kept: mark it recently used
-        return path
-    except FileNotFoundError:
-        pass
-    folder = out_dir(state)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    os.chmod(folder, 0o700)  # also when it existed: outputs are private
-    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
+    capped.put(out_dir(state), os.path.basename(path), data, max_bytes=max_bytes)
     return path
 
 
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        return
-
-
 def prune(state: str, *, max_bytes: int) -> list[str]:
-    """Drop the least recently used originals until the folder fits in `max_bytes`."""
-    try:
-        with os.scandir(out_dir(state)) as it:
-            entries = [(e.stat().st_mtime, e.stat().st_size, e.path, e.name) for e in it]
-    except OSError:
-        return []
-    entries = [e for e in entries if e[3].endswith(SUFFIX)]
-    total = sum(size for _mtime, size, _path, _name in entries)
-    removed: list[str] = []
-    for _mtime, size, path, name in sorted(entries):
-        if total <= max_bytes:
-            break
-        try:
-            os.unlink(path)
-        except OSError:
-            continue
-        total -= size
-        removed.append(name)
-    return removed
+    """Make sure the folder fits in `max_bytes` on disk (its size ledger answers; a scan only
+    when it is stale or the cap was lowered). Returns the names dropped."""
+    return capped.check(out_dir(state), max_bytes)
