@@ -74,6 +74,8 @@ def _venv_notice(env: HookEnv) -> str:
     """Plugin mode only: start the venv build once; relay a failure to the user."""
     if env.plugin_root_str is None or env.plugin_data_str is None:
         return ""  # the Path properties below import pathlib: not for every SessionStart
+    if env.environ.get("CCSTATE_PLUGIN_VENV"):
+        return ""  # the launcher found the venv ready and runs with it: nothing to check (#14)
     root, data = env.plugin_root, env.plugin_data
     if root is None or data is None:
         return ""
