@@ -92,7 +92,12 @@ def ccstate_launch() -> list[str]:
 
 
 def ccstate_env(work: Path) -> dict[str, str]:
-    """The environment, with ccstate's scan cache in `work` (never the user's own)."""
-    env = {k: v for k, v in os.environ.items() if k != "CCSTATE_HOME"}
+    """The environment, with ccstate's scan cache in `work` (never the user's own), and bytecode
+    caches on, as an installed ccstate has them (kept in `work`, not the checkout): with
+    PYTHONDONTWRITEBYTECODE inherited, every run would compile ccstate from source (~0.15 s)."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("CCSTATE_HOME", "PYTHONDONTWRITEBYTECODE")
+    }
     env["XDG_CACHE_HOME"] = str(work / "cache")
+    env.setdefault("PYTHONPYCACHEPREFIX", str(work / "pycache"))
     return env
