@@ -300,6 +300,11 @@ def env_overrides(config: Config, environ: Mapping[str, str] = os.environ) -> Co
     return Config(values=values, source=config.source, warnings=config.warnings)
 
 
+def least(key: str) -> float:
+    """The smallest value `key` may take in any config (its range's lower end)."""
+    return _RANGES[key][0]
+
+
 def is_switched_off(environ: Mapping[str, str], name: str) -> bool:
     """Is the environment switch `name` (CCSTATE_DEDUPE, CCSTATE_DIGEST) set to off?"""
     return _is_off(environ.get(name, ""))

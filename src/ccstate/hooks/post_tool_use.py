@@ -20,9 +20,6 @@ if TYPE_CHECKING:
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 OUTPUT_TOOLS = frozenset({"Grep", "Glob", "WebFetch"})  # and every mcp__ tool
 _INSTRUCTION_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
-# No result under this many characters gets a digest, whatever the config says: the least
-# `outputs.min_chars` may be (config.py). Below it, `has_work` needs no config.
-MIN_DIGEST_CHARS = 500
 
 
 def has_work(inp: HookInput, environ: Mapping[str, str]) -> bool:
@@ -30,7 +27,7 @@ def has_work(inp: HookInput, environ: Mapping[str, str]) -> bool:
     the environment alone, before the config, the state dir or the handler's modules are
     loaded (#14): an edit of a file that is not an instruction file, a small output that is no
     shell read, a Read with CCSTATE_DEDUPE=0. True when `handle` has to look."""
-    from ccstate.config import is_switched_off
+    from ccstate.config import is_switched_off, least
 
     name = inp.tool_name or ""
     if name == "Read":
@@ -44,7 +41,8 @@ def has_work(inp: HookInput, environ: Mapping[str, str]) -> bool:
     if is_switched_off(environ, "CCSTATE_DIGEST"):
         return False
     got = hookio.output_text(name, inp.tool_response)
-    return got is not None and (bool(got[1]) or len(got[0]) >= MIN_DIGEST_CHARS)
+    # no result under the least `outputs.min_chars` may be gets a digest, whatever the config
+    return got is not None and (bool(got[1]) or len(got[0]) >= least("outputs.min_chars"))
 
 
 def _may_be_shell_read(command: Any) -> bool:
