@@ -68,7 +68,7 @@ def child(projects: str, jobs: str) -> None:
 
     wrap(scan, "select_transcripts", None, PHASES[1])
     wrap(fanout, "fan_out", PHASES[2], PHASES[3])
-    wrap(report_cmd, "_dumps", PHASES[4], None)  # report.build_report loads while workers scan
+    wrap(report_cmd, "_dumps", PHASES[4], None)  # the workers built the sessions; assembled
     scan_file = usage.scan_file
 
     def timed_scan(path: Path, prefixes: tuple[str, ...] | None = None) -> usage.FileScan:

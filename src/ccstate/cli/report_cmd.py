@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -20,9 +20,6 @@ from ccstate.cli import (
     request_fast_exit,
     resolve_project,
 )
-
-if TYPE_CHECKING:
-    from ccstate.report import pricing
 
 
 def _pricing_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
@@ -113,26 +110,17 @@ def report_cmd(
 
     root = resolve_project(project)
     files = scan.select_transcripts(transcripts, session_id, all_projects, root, os.environ)
-    tables: list[pricing.PricingTable] = []
-
-    def prepare() -> None:  # runs while the workers scan: these imports cost no wall time
-        from ccstate.report import pricing
-
-        tables.append(pricing.load_pricing(_pricing_path(pricing_file, root)))
-
     quiet = as_json or as_csv or advice or html_file is not None
-    scans = scan.scan_all(
-        files,
-        jobs,
-        use_cache=not no_cache,
-        meanwhile=prepare,
-        progress=functools.partial(_Progress, enabled=not quiet),
-    )
-    from ccstate.report import (
-        summary as report,  # here, not at import: every ccstate command loads cli/
-    )
+    bar = functools.partial(_Progress, enabled=not quiet)
+    from ccstate.report import pricing
+    from ccstate.report import summary as report  # here: every ccstate command loads cli/
 
-    result = report.build_report(scans, tables[0])
+    table = pricing.load_pricing(_pricing_path(pricing_file, root))
+    if html_file is None:  # each session built by the worker that scans it
+        result = scan.report_all(files, jobs, table, use_cache=not no_cache, progress=bar)
+    else:  # the charts need every scan
+        scans = scan.scan_all(files, jobs, use_cache=not no_cache, progress=bar)
+        result = report.build_report(scans, table)
     if html_file is not None:
         _write_html(result, html_file)
     elif rebuilds or advice:

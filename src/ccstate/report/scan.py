@@ -16,7 +16,8 @@ from ccstate import paths, transcript
 from ccstate.errors import CcstateError
 
 if TYPE_CHECKING:
-    from ccstate.report import usage
+    from ccstate.report import summary, usage
+    from ccstate.report.pricing import PricingTable
 
 PARALLEL_MIN_BYTES = 4 << 20  # below this, forking workers costs more than it saves
 BYTES_PER_WORKER = 2 << 20  # auto: no more workers than this many bytes each would keep busy
@@ -91,11 +92,10 @@ def scan_all(
     jobs: int | None,
     *,
     use_cache: bool,
-    meanwhile: Callable[[], None] = lambda: None,
     progress: Callable[[int, int], Progress] | None = None,
 ) -> list[usage.FileScan]:
     """The scans of `files`: from the cache or read, over several processes when they are
-    big. `meanwhile` runs in this process once the workers have started; `progress(count,
+    big (the charts of `--html` need them; `report_all` builds the rest). `progress(count,
     size)` makes the object told about the bytes scanned (the CLI's progress bar)."""
     from ccstate import fanout
     from ccstate.report import usage
@@ -113,17 +113,13 @@ def scan_all(
     transcript.fast_loads()  # import the decoder once, before any fork
     bar = (progress or _Silent)(len(todo), sum(sizes))
 
-    def started() -> None:
-        meanwhile()
-        bar.start()
-
     try:  # the bar's thread starts after the forks: forking a threaded process can deadlock
         scans = fanout.fan_out(
             functools.partial(usage.scan_file, prefixes=prefixes),
             todo,
             jobs or auto,
             on_result=lambda index, _scan: bar.advance(sizes[index]),
-            after_fork=started,
+            after_fork=bar.start,
         )
     finally:
         bar.stop()
@@ -134,6 +130,122 @@ def scan_all(
         cache.save()
     done.update(fresh)
     return [s for f in files if (s := done[f]) is not None]
+
+
+def report_all(
+    files: list[Path],
+    jobs: int | None,
+    pricing: PricingTable,
+    *,
+    use_cache: bool,
+    progress: Callable[[int, int], Progress] | None = None,
+) -> summary.Report:
+    """The report of `files` (`summary.build_report` of their scans), each session built by
+    the worker that scans its files: the workers send back a session's numbers, not its
+    scans (a fifth of the bytes), and the parent is left to put them in order.
+
+    A session whose API responses an earlier session already counted (a resumed 1.0.x
+    session copies them) is built again here from its scans, so the result is the same.
+    Sessions whose files are all in the scan cache are built here, without workers.
+    """
+    from ccstate import fanout
+    from ccstate.report import summary, usage
+
+    prefixes = usage.notice_prefixes()
+    cache = None
+    if use_cache:
+        from ccstate.report import scan_cache
+
+        cache = scan_cache.ScanCache(scan_cache.default_path(), prefixes)
+    cached: dict[Path, usage.FileScan] = {}
+    if cache is not None:
+        cached = {f: s for f in files if (s := cache.get(f)) is not None}
+    sessions: dict[tuple[str, str], list[Path]] = {}
+    for f in files:
+        sessions.setdefault(usage.file_session(f)[:2], []).append(f)
+    todo = [(key, paths) for key, paths in sessions.items() if any(p not in cached for p in paths)]
+    sizes = [sum(_size(p) for p in paths if p not in cached) for _key, paths in todo]
+    order = sorted(range(len(todo)), key=lambda i: sizes[i], reverse=True)  # big ones first
+    todo, sizes = [todo[i] for i in order], [sizes[i] for i in order]
+    transcript.fast_loads()  # import the decoder once, before any fork
+    bar = (progress or _Silent)(len(todo), sum(sizes))
+    task = functools.partial(
+        _session_task, prefixes=prefixes, pricing=pricing, cached=cached, keep=cache is not None
+    )
+    try:  # the bar's thread starts after the forks: forking a threaded process can deadlock
+        results = fanout.fan_out(
+            task,
+            todo,
+            jobs or auto_workers(sum(len(p) for _k, p in todo), sum(sizes)),
+            on_result=lambda index, _result: bar.advance(sizes[index]),
+            after_fork=bar.start,
+        )
+    finally:
+        bar.stop()
+    scans = dict(cached)
+    for _part, fresh in results:
+        scans.update(fresh)
+    if cache is not None:
+        for f, fresh_scan in scans.items():
+            if f not in cached:
+                cache.put(f, fresh_scan)
+        cache.save()
+    built: list[tuple[tuple[str, str], summary.SessionPart | None, tuple[str, str]]] = [
+        (part.order, part, key) for (key, _paths), (part, _fresh) in zip(todo, results, strict=True)
+    ]
+    done = {key for key, _paths in todo}
+    for key, members in sessions.items():  # all cached: built in order from their scans
+        if key not in done:
+            built.append((min(summary.scan_order(scans[p]) for p in members), None, key))
+    built.sort(key=lambda entry: entry[0])
+    return _assemble(built, sessions, scans, pricing, prefixes)
+
+
+def _session_task(
+    item: tuple[tuple[str, str], list[Path]],
+    *,
+    prefixes: tuple[str, ...],
+    pricing: PricingTable,
+    cached: dict[Path, usage.FileScan],
+    keep: bool,
+) -> tuple[summary.SessionPart, list[tuple[Path, usage.FileScan]]]:
+    """In a worker: scan one session's files (those not cached) and build the session."""
+    from ccstate.report import summary, usage
+
+    (project, session_id), paths = item
+    scans = [cached.get(p) or usage.scan_file(p, prefixes) for p in paths]
+    part = summary.session_part(project, session_id, scans, pricing)
+    return part, [(p, s) for p, s in zip(paths, scans, strict=True) if keep and p not in cached]
+
+
+def _assemble(
+    built: list[tuple[tuple[str, str], summary.SessionPart | None, tuple[str, str]]],
+    sessions: dict[tuple[str, str], list[Path]],
+    scans: dict[Path, usage.FileScan],
+    pricing: PricingTable,
+    prefixes: tuple[str, ...],
+) -> summary.Report:
+    """The sessions in `build_report`'s order: a part taken as built, or the session built
+    here from its scans (all cached, or sharing API responses with an earlier session)."""
+    from ccstate.report import summary, usage
+
+    builder = summary.ReportBuilder(pricing)
+    counts = [0, 0, 0, 0]  # files, records, skipped lines, folded records
+    for _order, part, key in built:
+        if part is not None and builder.take(part):
+            numbers = (part.files, part.records, part.skipped, part.folded)
+        else:
+            members = [scans.get(p) or usage.scan_file(p, prefixes) for p in sessions[key]]
+            members.sort(key=summary.scan_order)
+            builder.add(key[0], key[1], members)
+            numbers = (
+                len(members),
+                sum(m.records for m in members),
+                sum(m.skipped for m in members),
+                sum(m.folded for m in members),
+            )
+        counts = [c + n for c, n in zip(counts, numbers, strict=True)]
+    return builder.report(files=counts[0], records=counts[1], skipped=counts[2], folded=counts[3])
 
 
 def auto_workers(files: int, size: int) -> int:

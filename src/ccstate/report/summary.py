@@ -161,51 +161,138 @@ class Report:
 
 def build_report(scans: Iterable[FileScan], pricing: PricingTable) -> Report:
     """Group scans into sessions, count each API response once, price every call."""
-    ordered = sorted(scans, key=lambda s: (s.first or "~", s.path))
-    seen: set[str] = set()
-    duplicates = 0
-    unpriced: set[str] = set()
+    ordered = sorted(scans, key=scan_order)
+    builder = ReportBuilder(pricing)
+    for (project, session_id), members in group_sessions(ordered).items():
+        builder.add(project, session_id, members)
+    return builder.report(
+        files=len(ordered),
+        records=sum(s.records for s in ordered),
+        skipped=sum(s.skipped for s in ordered),
+        folded=sum(s.folded for s in ordered),
+    )
+
+
+def scan_order(scan: FileScan) -> tuple[str, str]:
+    """Files in the order their API responses are counted: the earliest first."""
+    return (scan.first or "~", scan.path)
+
+
+def group_sessions(ordered: Iterable[FileScan]) -> dict[tuple[str, str], list[FileScan]]:
+    """(project, session id) -> its files, in the order of `ordered`; sessions in the order
+    of their first file."""
     groups: dict[tuple[str, str], list[FileScan]] = {}
     for scan in ordered:
         groups.setdefault((scan.project, scan.session_id), []).append(scan)
-    sessions = []
-    cards = _CardCache(pricing)
-    for (project, session_id), members in groups.items():
+    return groups
+
+
+class ReportBuilder:
+    """Sessions added one at a time, in order: an API response already counted in an earlier
+    session (or an earlier file of this one) is a cross-file duplicate, not counted again."""
+
+    def __init__(self, pricing: PricingTable) -> None:
+        self.pricing = pricing
+        self.cards = _CardCache(pricing)
+        self.seen: set[str] = set()
+        self.duplicates = 0
+        self.unpriced: set[str] = set()
+        self.sessions: list[SessionReport] = []
+
+    def add(self, project: str, session_id: str, members: list[FileScan]) -> SessionReport:
+        """Count, price and audit one session's files (`members`, in `scan_order`)."""
+        pricing, seen = self.pricing, self.seen
         scope = Scope()
-        sums = _TurnSums(cards)
+        sums = _TurnSums(self.cards)
         counted: set[str] = set()
         for scan in members:
             for turn in scan.turns.values():
                 if turn.message_id in seen:
-                    duplicates += 1
+                    self.duplicates += 1
                     continue
                 seen.add(turn.message_id)
                 counted.add(turn.message_id)
                 sums.add(turn)
             scope.composition.merge(scan.composition)
             scope.hook_runs.extend(scan.hook_runs)
-        sums.settle(scope, unpriced)
+        sums.settle(scope, self.unpriced)
         for scan in members:
             scope.compactions.extend(_price_compaction(c, pricing) for c in scan.compactions)
         _set_context_rates(scope, pricing)
         _audit(scope, session_id, members, counted, sums)
         session = _session(project, session_id, members, scope)
         session.scans, session.counted = members, counted
-        sessions.append(session)
-    total = Scope()
-    for session in sessions:
-        total.merge(session.scope)
-    _set_context_rates(total, pricing)
-    return Report(
-        sessions=sessions,
-        total=total,
-        pricing=pricing,
-        files=len(ordered),
-        records=sum(s.records for s in ordered),
-        skipped_lines=sum(s.skipped for s in ordered),
-        folded_records=sum(s.folded for s in ordered),
-        cross_file_duplicates=duplicates,
-        unpriced_models=sorted(unpriced),
+        self.sessions.append(session)
+        return session
+
+    def take(self, part: SessionPart) -> bool:
+        """Add a session built on its own (`session_part`) when none of its API responses
+        was counted before it, which makes it what `add` would build here; False otherwise
+        (then `add` it from its scans)."""
+        if not self.seen.isdisjoint(part.message_ids):
+            return False
+        self.seen.update(part.message_ids)
+        self.duplicates += part.duplicates
+        self.unpriced |= part.unpriced
+        self.sessions.append(part.session)
+        return True
+
+    def report(self, *, files: int, records: int, skipped: int, folded: int) -> Report:
+        total = Scope()
+        for session in self.sessions:
+            total.merge(session.scope)
+        _set_context_rates(total, self.pricing)
+        return Report(
+            sessions=self.sessions,
+            total=total,
+            pricing=self.pricing,
+            files=files,
+            records=records,
+            skipped_lines=skipped,
+            folded_records=folded,
+            cross_file_duplicates=self.duplicates,
+            unpriced_models=sorted(self.unpriced),
+        )
+
+
+@dataclass
+class SessionPart:
+    """One session built apart from the others (in a worker): its report as if no other
+    session shared its API responses, and what `ReportBuilder.take` needs to check that."""
+
+    order: tuple[str, str]  # its first file's `scan_order`
+    project: str
+    session_id: str
+    session: SessionReport  # without scans and counted ids: the charts use `build_report`
+    message_ids: tuple[str, ...]  # of its API responses
+    duplicates: int
+    unpriced: set[str]
+    files: int
+    records: int
+    skipped: int
+    folded: int
+
+
+def session_part(
+    project: str, session_id: str, members: list[FileScan], pricing: PricingTable
+) -> SessionPart:
+    """`members` (one session's files) built on their own, light enough to send back."""
+    members = sorted(members, key=scan_order)
+    builder = ReportBuilder(pricing)
+    session = builder.add(project, session_id, members)
+    session.scans, session.counted = [], set()
+    return SessionPart(
+        order=scan_order(members[0]),
+        project=project,
+        session_id=session_id,
+        session=session,
+        message_ids=tuple(builder.seen),
+        duplicates=builder.duplicates,
+        unpriced=builder.unpriced,
+        files=len(members),
+        records=sum(s.records for s in members),
+        skipped=sum(s.skipped for s in members),
+        folded=sum(s.folded for s in members),
     )
 
 

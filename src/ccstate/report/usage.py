@@ -137,12 +137,19 @@ def scan_records(
 ) -> FileScan:
     """Account for the records of one transcript file (pure). `stats`, when the reader that
     yields `records` updates it, gives each call its file line."""
+    project, session_id, subagent = file_session(path)
+    scan = FileScan(str(path), session_id, project, subagent)
+    _Scanner(scan, Tracker(prefixes, CAPSULE_HEADER, NOTE_TAG), stats).run(records)
+    return scan
+
+
+def file_session(path: Path) -> tuple[str, str, bool]:
+    """(project, session id, a subagent's file?) of a transcript, from where it lies:
+    `<project>/<session>.jsonl` or `<project>/<session>/subagents/agent-*.jsonl`."""
     subagent = path.parent.name == transcript.SUBAGENTS_DIR
     folder = path.resolve().parent
     project_dir = folder.parent.parent if subagent else folder
-    scan = FileScan(str(path), transcript.session_of(path), project_dir.name, subagent)
-    _Scanner(scan, Tracker(prefixes, CAPSULE_HEADER, NOTE_TAG), stats).run(records)
-    return scan
+    return project_dir.name, transcript.session_of(path), subagent
 
 
 class _Scanner:
