@@ -10,6 +10,7 @@ record. Definitions: docs/REPORT.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,9 +148,15 @@ def file_session(path: Path) -> tuple[str, str, bool]:
     """(project, session id, a subagent's file?) of a transcript, from where it lies:
     `<project>/<session>.jsonl` or `<project>/<session>/subagents/agent-*.jsonl`."""
     subagent = path.parent.name == transcript.SUBAGENTS_DIR
-    folder = path.resolve().parent
+    # the file's real folder: its folder's, resolved once per folder, unless it is a link
+    folder = path.resolve().parent if path.is_symlink() else _real_folder(str(path.parent))
     project_dir = folder.parent.parent if subagent else folder
     return project_dir.name, transcript.session_of(path), subagent
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_folder(folder: str) -> Path:
+    return Path(folder).resolve()
 
 
 class _Scanner:
