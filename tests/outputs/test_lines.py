@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+import re
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ccstate import clues
 from ccstate.outputs import lines as L
+from helpers import FIXTURES, PUBLIC
 
 
 def test_normalize_strips_terminal_codes_and_keeps_the_last_redraw() -> None:
@@ -106,3 +113,142 @@ def test_a_gutter_line_is_a_drawn_diagnostics_margin_not_a_table() -> None:
         assert L.is_gutter(line), line
     for line in ("| name | size |", "a | b", "plain"):
         assert not L.is_gutter(line), line
+
+
+# --------------------------------------------------------------------------- many lines at once
+# `classify_all` and `failure_lines` look for clues in the whole text and run the rules only on
+# the lines that hold one: they must give what the rules give on every line.
+
+
+def _check_many(rows: list[str]) -> None:
+    assert L.classify_all(rows) == [L.classify(row) for row in rows]
+    assert L.failure_lines(rows) == [row for row in rows if L.is_failure_line(row)]
+
+
+def test_many_lines_at_once_are_classified_as_one_by_one_on_the_fixtures() -> None:
+    texts = [p.read_text() for p in sorted((FIXTURES / "outputs").glob("*.txt"))]
+    assert len(texts) > 10
+    for text in texts:
+        _check_many(L.normalize(text))
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason="../shared/transcripts/public is not here")
+def test_many_lines_at_once_are_classified_as_one_by_one_on_the_public_transcripts() -> None:
+    rows = 0
+    for path in sorted(PUBLIC.rglob("*.jsonl")):
+        for raw in path.read_text(errors="replace").splitlines():
+            record = json.loads(raw) if '"tool_result"' in raw else {}
+            content = (record.get("message") or {}).get("content")
+            for block in content if isinstance(content, list) else ():
+                text = block.get("content") if isinstance(block, dict) else None
+                if isinstance(text, str) and len(text) > 500:
+                    lines = L.normalize(text)
+                    rows += len(lines)
+                    _check_many(lines)
+    assert rows > 10_000
+
+
+def test_a_text_the_clues_cannot_cover_takes_the_line_by_line_path() -> None:
+    assert L._FOLDS_TO_ASCII == clues.FOLDS_TO_ASCII  # checked against every code point there
+    # KELVIN SIGN and LONG S: `re.IGNORECASE` matches them with k and s, `str.lower` does not
+    for rows in (["a \u212aeyError", "a\u017fsertion failed"], ["two\nlines", "FAILED x"]):
+        assert L._clue_lines(rows, L._CLUES, L._CLUE_PATTERNS) is None
+        _check_many(rows)
+    assert L.classify_all(["ok \u017f"]) == ["pass"] and L.failure_lines([]) == []
+
+
+def test_whitespace_as_a_pattern_sees_it_is_whitespace_as_a_line_split_sees_it() -> None:
+    # `_NOISE_WORDS` is checked on `line.split()[0]`, its clue after `[^\S\n]*`
+    spaces = [chr(c) for c in range(0x3100) if re.fullmatch(r"\s", chr(c))]
+    assert spaces == [chr(c) for c in range(0x3100) if chr(c).isspace()]
+
+
+_WORDS = [
+    *L._CLUES,
+    *L._NOISE_WORDS,
+    "PASSED",
+    "Error",
+    "TypeError",
+    "Exception",
+    "BUILD SUCCESS",
+    "Build succeeded",
+    "Test Suites:",
+    "test result:",
+    "Exit code",
+    "exit status",
+    "up to date",
+    "packages",
+    "Using cached",
+    "go: downloading",
+    "* Fetching",
+    "Step 2/5",
+    "---> ",
+    "==> ",
+    "#12 ",
+    "4f1c2d3e9a0b: Pulling",
+    "create mode 100644 ",
+    'File "a.py", line 3',
+    "at f (a.js:1:2)",
+    "from a.rb:3",
+    "12: 0x1f",
+    "x.go:12",
+    "(a.ts:3:9)",
+    "1) test",
+    "E   ",
+    "===",
+    "***",
+    "---",
+    "...",
+    "..",
+    ".py",
+    "[ 40%]",
+    "(3/10)",
+    "####",
+    "██",
+    "requests==2.3",
+    "\u2713",
+    "\u00d7",
+    "\u2193",
+    "\u212a",
+    "\u017f",
+    "\u0130",
+    "\u0131",
+    "\r",
+    "\t",
+    "\x1c",
+    "\u3000",
+    "\u00a0",
+    "12",
+    "3ms",
+    " ",
+    "  ",
+    "/",
+    "-",
+    "_",
+    ".",
+    ":",
+    "'",
+    "a",
+    "src/errors/x.ts",
+]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.lists(
+            st.one_of(
+                st.sampled_from(_WORDS),
+                st.sampled_from(_WORDS).map(str.upper),
+                st.sampled_from(_WORDS).map(str.title),
+                st.text(max_size=4),
+            ),
+            max_size=8,
+        ).map("".join),
+        max_size=12,
+    )
+)
+def test_many_lines_at_once_are_classified_as_one_by_one_on_generated_lines(
+    rows: list[str],
+) -> None:
+    _check_many(rows)

@@ -89,7 +89,7 @@ def digest_lines(
     when the lines are not all of it (a linter report already grouped), for the markers;
     the lines at the indexes in `keep` are protected too (a Grep result's file headings)."""
     n = len(lines)
-    classes = [L.classify(line) for line in lines]
+    classes = L.classify_all(lines)
     whole = bytearray(n)  # lines never cut (failure lines are not either)
     for i in keep:
         whole[i] = 1
