@@ -152,7 +152,7 @@ def test_a_text_the_clues_cannot_cover_takes_the_line_by_line_path() -> None:
     assert L._FOLDS_TO_ASCII == clues.FOLDS_TO_ASCII  # checked against every code point there
     # KELVIN SIGN and LONG S: `re.IGNORECASE` matches them with k and s, `str.lower` does not
     for rows in (["a \u212aeyError", "a\u017fsertion failed"], ["two\nlines", "FAILED x"]):
-        assert L._clue_lines(rows, L._CLUES, L._CLUE_PATTERNS) is None
+        assert L._clue_bits(rows, L._CLUES, L._CLUE_PATTERNS) is None
         _check_many(rows)
     assert L.classify_all(["ok \u017f"]) == ["pass"] and L.failure_lines([]) == []
 

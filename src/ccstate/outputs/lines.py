@@ -179,40 +179,46 @@ def _last_redraw(line: str) -> str:
 
 def classify(line: str) -> str:
     """The line's class (see the module docstring); the first rule that matches wins."""
+    return _classify(line, _ALL)
+
+
+def _classify(line: str, rules: int) -> str:
+    """`classify`, trying only the rules whose bit is set in `rules` (the others cannot
+    match: `_clue_bits`)."""
     if not line.strip():
         return "blank"
-    if _PASS.search(line):
+    if rules & _P and _PASS.search(line):
         return "pass"
-    if _SUMMARY.search(line):
+    if rules & _S and _SUMMARY.search(line):
         return "summary"
-    if _ERROR.search(line) or _EXCEPTION.search(line):
+    if rules & _E and (_ERROR.search(line) or _EXCEPTION.search(line)):
         return "error"
-    if _WARNING.search(line):
+    if rules & _W and _WARNING.search(line):
         return "warning"
-    if line.split(None, 1)[0] in _NOISE_WORDS or _NOISE.search(line):
+    if rules & _N and (line.split(None, 1)[0] in _NOISE_WORDS or _NOISE.search(line)):
         return "noise"
-    if _FRAME.search(line):
+    if rules & _F and _FRAME.search(line):
         return "frame"
     return "other"
 
 
 def classify_all(lines: Sequence[str]) -> list[str]:
-    """`[classify(line) for line in lines]`, several times faster (`_clue_lines`)."""
-    hits = _clue_lines(lines, _CLUES, _CLUE_PATTERNS)
-    if hits is None:
+    """`[classify(line) for line in lines]`, several times faster (`_clue_bits`)."""
+    found = _clue_bits(lines, _CLUES, _CLUE_PATTERNS)
+    if found is None:
         return [classify(line) for line in lines]
     out = ["blank" if not line or line.isspace() else "other" for line in lines]
-    for i in hits:  # a line without a clue matches no rule: blank or other
-        out[i] = classify(lines[i])
+    for i, rules in found.items():  # a line without a clue matches no rule: blank or other
+        out[i] = _classify(lines[i], rules)
     return out
 
 
 def failure_lines(lines: Sequence[str]) -> list[str]:
     """`[line for line in lines if is_failure_line(line)]`, several times faster."""
-    hits = _clue_lines(lines, _FAILURE_CLUES, _FAILURE_PATTERNS)
-    if hits is None:
+    found = _clue_bits(lines, _FAILURE_CLUES, _FAILURE_PATTERNS)
+    if found is None:
         return [line for line in lines if is_failure_line(line)]
-    return [lines[i] for i in sorted(hits) if is_failure_line(lines[i])]
+    return [lines[i] for i in sorted(found) if is_failure_line(lines[i])]
 
 
 def is_failure_line(line: str) -> bool:
@@ -284,8 +290,11 @@ def indent(line: str) -> int:
 # letters the rules name, except where a text holds one of the characters `re.IGNORECASE`
 # also matches them with (`clues.FOLDS_TO_ASCII`): such a text takes the slow path.
 _FOLDS_TO_ASCII = "\u212a\u017f\u0130\u0131"
-# Anywhere in an error line (`_ERROR`, `_EXCEPTION`: "Error", "Exception").
-_FAILURE_CLUES = (
+# The rules, as bits: _PASS, _SUMMARY, _ERROR (with _EXCEPTION), _WARNING, _NOISE, _FRAME.
+_P, _S, _E, _W, _N, _F = 1, 2, 4, 8, 16, 32
+_ALL = 63
+# Anywhere in an error line (`_ERROR`; `_EXCEPTION`'s "Error" and "Exception").
+_FAILURE_WORDS = (
     "err",
     "exception",
     "traceback",
@@ -308,51 +317,64 @@ _FAILURE_CLUES = (
     "not found",
     "timed out",
 )
-_FAILURE_START = r"[✗✘\u00d7✖❌\u2a2f]|e[^\S\n]{3}|\d+\) test"
-# Anywhere in a line of any class but blank and other: the above, and what `_PASS` (`...`,
-# `PASSED`, `x.py ..s.`), `_SUMMARY` (`<n> skipped`, `BUILD SUCCESS`), `_WARNING`, `_NOISE`
-# (`%`, `==` of a pinned package) and `_FRAME` (`x.go:12`) need; `_FRAME`'s `a.ts:3:9` below.
-_CLUES = (
-    *_FAILURE_CLUES,
-    "...",
-    "passed",
-    ".py",
-    " passing",
-    " skipped",
-    " pending",
-    " problem",
-    " test",
-    " example",
-    " deselected",
-    " todo",
-    "build succe",
-    "warn",
-    "deprecat",
-    "%",
-    "==",
-    ".go:",
-)
-# What starts a line of those classes, after its indent.
-_START = (
-    r"[✓✔√↓○⊘.]|pass|ok|---|==="  # _PASS
-    r"|test|suites|snapshots|time|duration|ran|finished|done in|completed in"  # _SUMMARY
-    r"|compiled successfully|exit|added|removed|changed|audited|up to date|\d+ file"
-    r"|[=_-]{3}|\*{3}"
-    r"|at |file \"|from |\d+: 0x"  # _FRAME
-    r"|using cached|requirement already|counting objects|compressing objects"  # _NOISE
-    r"|receiving objects|resolving deltas|go: |\* |==> |#\d|step \d|create mode|delete mode"
-    r"|[0-9a-f]{12}: |" + "|".join(sorted(re.escape(word.lower()) for word in _NOISE_WORDS))
-)
-# Patterns that start with a literal (fast to look for): a newline, then a line's start;
-# `_FRAME`'s `a.ts:3:9`.
-_FAILURE_PATTERNS = (re.compile(rf"\n[^\S\n]*(?:{_FAILURE_START})"),)
-_CLUE_PATTERNS = (re.compile(rf"\n[^\S\n]*(?:{_FAILURE_START}|{_START})"), re.compile(r":\d+:\d"))
+_FAILURE_CLUES = {word: _E for word in _FAILURE_WORDS}
+# Anywhere in a line the other rules match: `_PASS` (`... ok`, `PASSED`, `x.py ..s.`),
+# `_SUMMARY` (`BUILD SUCCESS`; `<n> passed` below), `_WARNING`, `_NOISE` (`%` of a progress
+# bar, `==` of a pinned package) and `_FRAME` (`x.go:12`; `a.ts:3:9` below).
+_CLUES = {
+    **_FAILURE_CLUES,
+    "...": _P,
+    "passed": _P,
+    ".py": _P,
+    "build succe": _S,
+    "build fail": _S,
+    "warn": _W,
+    "deprecat": _W,
+    "%": _N,
+    "==": _N,
+    ".go:": _F,
+}
+# What starts such a line, after its indent.
+_STARTS = {
+    _P: r"[✓✔√↓○⊘.]|pass|ok|--- |=== ",
+    _S: r"test|suites|snapshots|time|duration|ran"
+    r"|finished|done in|completed in|compiled successfully|exit|added|removed|changed"
+    r"|audited|up to date|\d+ file|[=_-]{3}|\*{3}",
+    _E: r"[✗✘\u00d7✖❌\u2a2f]|e[^\S\n]{3}|\d+\) test",
+    _N: r"using cached|requirement already|counting objects|compressing objects"
+    r"|receiving objects|resolving deltas|go: |\* |==> |#\d|step \d|---> |create mode"
+    r"|delete mode|[0-9a-f]{12}: |" + "|".join(sorted(re.escape(w.lower()) for w in _NOISE_WORDS)),
+    _F: r"at |file \"|from |\d+: 0x",
+}
 
 
-def _clue_lines(
-    lines: Sequence[str], clues: tuple[str, ...], patterns: tuple[re.Pattern[str], ...]
-) -> set[int] | None:
-    """The indexes of the lines that hold a clue; None when the shortcut does not apply."""
+def _at_start(alternatives: str) -> re.Pattern[str]:
+    return re.compile(rf"\n[^\S\n]*(?:{alternatives})")
+
+
+# Patterns that start with a literal (fast to look for): a newline, then a line's start; a
+# number of tests (`_SUMMARY`), `_FRAME`'s `a.ts:3:9`.
+_FAILURE_PATTERNS = ((_at_start(_STARTS[_E]), _E),)
+_CLUE_PATTERNS = (
+    *((_at_start(alternatives), rule) for rule, alternatives in _STARTS.items()),
+    (
+        re.compile(
+            r"\d (?:passed|failed|failing|passing|skipped|pending|error|warning|problem|test"
+            r"|example|failure|xfailed|xpassed|deselected|todo|assertion)"
+        ),
+        _S,
+    ),
+    (re.compile(r":\d+:\d"), _F),
+)
+
+
+def _clue_bits(
+    lines: Sequence[str],
+    clues: dict[str, int],
+    patterns: tuple[tuple[re.Pattern[str], int], ...],
+) -> dict[int, int] | None:
+    """Line index -> the rules a clue of that line names, for the lines that hold one; None
+    when the shortcut does not apply."""
     from bisect import bisect_right
     from itertools import accumulate
 
@@ -365,14 +387,15 @@ def _clue_lines(
         return None
     # where each line's newline is: the line of position p is bisect_right(breaks, p) - 1
     breaks = list(accumulate([len(line) + 1 for line in lines], initial=0))
-    hits = set()
-    for clue in clues:
+    found: dict[int, int] = {}
+    for clue, rule in clues.items():
         p = low.find(clue)
         while p >= 0:
             i = bisect_right(breaks, p) - 1
-            hits.add(i)
+            found[i] = found.get(i, 0) | rule
             p = low.find(clue, breaks[i + 1]) if i + 1 < n else -1  # on from the next line
-    for pattern in patterns:  # no pattern matches a newline but as its first character
+    for pattern, rule in patterns:  # none matches a newline but as its first character
         for match in pattern.finditer(low):
-            hits.add(bisect_right(breaks, match.start()) - 1)
-    return hits
+            i = bisect_right(breaks, match.start()) - 1
+            found[i] = found.get(i, 0) | rule
+    return found
