@@ -123,6 +123,9 @@ def test_a_gutter_line_is_a_drawn_diagnostics_margin_not_a_table() -> None:
 def _check_many(rows: list[str]) -> None:
     assert L.classify_all(rows) == [L.classify(row) for row in rows]
     assert L.failure_lines(rows) == [row for row in rows if L.is_failure_line(row)]
+    for row in rows:  # and `shape`'s quicker pattern and folding, as `shape` was written
+        assert L._HEX_QUICK.sub("0", row) == L._HEX.sub("0", row)
+        assert L.shape(row) == re.sub(r"\s+", " ", L._HEX.sub("0", row)).strip()
 
 
 def test_many_lines_at_once_are_classified_as_one_by_one_on_the_fixtures() -> None:
@@ -230,6 +233,13 @@ _WORDS = [
     "'",
     "a",
     "src/errors/x.ts",
+    "deadbeef-dead-beef-dead-beefdeadbeef",
+    "DEADBEEF-1234-ABCD-1234-123456789abc",
+    "a1b2c3d4e5",
+    "abcdefa",
+    "0xff",
+    "\u0661\u0662",  # Arabic-Indic digits: `\\d`, not `[0-9]`
+    "\u2003",
 ]
 
 
