@@ -123,7 +123,8 @@ def test_a_gutter_line_is_a_drawn_diagnostics_margin_not_a_table() -> None:
 def _check_many(rows: list[str]) -> None:
     assert L.classify_all(rows) == [L.classify(row) for row in rows]
     assert L.failure_lines(rows) == [row for row in rows if L.is_failure_line(row)]
-    for row in rows:  # and `shape`'s quicker pattern and folding, as `shape` was written
+    for row in rows:  # and the quicker ways to the error patterns' and `shape`'s results
+        assert L._is_error(row) == bool(L._ERROR.search(row) or L._EXCEPTION.search(row))
         assert L._HEX_QUICK.sub("0", row) == L._HEX.sub("0", row)
         assert L.shape(row) == re.sub(r"\s+", " ", L._HEX.sub("0", row)).strip()
 

@@ -52,14 +52,14 @@ _SUMMARY = re.compile(
 # Error words count only as words: not inside a path or a file name ("api-errors.ts",
 # "error_handler", "src/errors/x", "lib\\errors\\x"), where a word is only a name. (A
 # backslash after a word is an escape: `not found\\n` in JSON text still counts.)
-_ERROR = re.compile(
+_ERROR_WORD = (
     r"\b(?<![/\\.\-])(?:errors?|err!|exception|traceback|panic|panicked|fatal|fail|failed"
     r"|failure|failures|failing|assert|assertion|assertionerror|segmentation fault|core dumped"
     r"|aborted|abort|denied|refused|unhandled|uncaught|undefined reference|cannot find"
     r"|could not|unable to|no such file|not found|timed out)(?![\w/\-]|\.\w)"
-    r"|^\s*(?:[✗✘\u00d7✖❌\u2a2f]|E\s{3}|\d+\) test\b)",  # ballot and cross marks
-    re.IGNORECASE,
 )
+_ERROR_MARK = r"^\s*(?:[✗✘\u00d7✖❌\u2a2f]|E\s{3}|\d+\) test\b)"  # ballot and cross marks
+_ERROR = re.compile(f"{_ERROR_WORD}|{_ERROR_MARK}", re.IGNORECASE)
 # CamelCase exception names count ("TypeError", "java.lang.IllegalStateException: x"), but
 # not as a path's part or a file's name ("src/errors/ValidationError.ts").
 _EXCEPTION = re.compile(r"\b(?<![/\\\-])[A-Z][A-Za-z]*(?:Error|Exception)(?![\w/\-]|\.\w)")
@@ -200,7 +200,7 @@ def _classify(line: str, rules: int) -> str:
         return "pass"
     if rules & _S and _SUMMARY.search(line):
         return "summary"
-    if rules & _E and (_ERROR.search(line) or _EXCEPTION.search(line)):
+    if rules & _E and _is_error(line):
         return "error"
     if rules & _W and _WARNING.search(line):
         return "warning"
@@ -230,11 +230,30 @@ def failure_lines(lines: Sequence[str]) -> list[str]:
     return [lines[i] for i in sorted(found) if is_failure_line(lines[i])]
 
 
+def _is_error(line: str) -> bool:
+    """`_ERROR` or `_EXCEPTION` matches the line: `_ERROR`'s words tried only where the
+    lower-cased line holds one of `_FAILURE_WORDS` (every word of `_ERROR` starts with one),
+    `_EXCEPTION` only when the line holds "Error" or "Exception" (every match does). Exact
+    but where the line holds one of `_FOLDS_TO_ASCII`: then the patterns are run as such."""
+    if not line.isascii() and any(c in line for c in _FOLDS_TO_ASCII):
+        return bool(_ERROR.search(line) or _EXCEPTION.search(line))
+    if _ERROR_MARK_AT_START.match(line):
+        return True
+    low = line.lower()
+    for word in _FAILURE_WORDS:
+        at = low.find(word)
+        while at >= 0:
+            if _ERROR_WORD_AT.match(line, at):  # `\b` and the look-behind see line[at - 1]
+                return True
+            at = low.find(word, at + 1)
+    return ("Error" in line or "Exception" in line) and _EXCEPTION.search(line) is not None
+
+
 def is_failure_line(line: str) -> bool:
     """A line a digest must keep: it names an error, failure, exception, panic or assertion,
     and is not a passing test whose name happens to contain such a word. `ccstate replay`'s
     safety check uses this too."""
-    return bool(_ERROR.search(line) or _EXCEPTION.search(line)) and not _PASS.search(line)
+    return _is_error(line) and not _PASS.search(line)
 
 
 def shape(line: str, *, names: bool = False) -> str:
@@ -302,6 +321,8 @@ _FOLDS_TO_ASCII = "\u212a\u017f\u0130\u0131"
 # The rules, as bits: _PASS, _SUMMARY, _ERROR (with _EXCEPTION), _WARNING, _NOISE, _FRAME.
 _P, _S, _E, _W, _N, _F = 1, 2, 4, 8, 16, 32
 _ALL = 63
+_ERROR_WORD_AT = re.compile(_ERROR_WORD, re.IGNORECASE)
+_ERROR_MARK_AT_START = re.compile(_ERROR_MARK, re.IGNORECASE)
 # Anywhere in an error line (`_ERROR`; `_EXCEPTION`'s "Error" and "Exception").
 _FAILURE_WORDS = (
     "err",
