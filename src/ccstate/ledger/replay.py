@@ -328,10 +328,11 @@ class _Simulation:
         read_no = ctx.ledger.reads + 1
         ctx.ledger = ledger.record(ctx.ledger, event, decision)
         self.totals.reads += 1
-        original = render(event.content, event.start) if not event.skip else ""
-        self.totals.read_chars += len(original)
+        if not event.skip:
+            self.totals.read_chars += rendered_len(event.content, event.start)
         if decision.replaced:
             self._check(ctx, event, decision, read_no)
+            original = render(event.content, event.start) if not event.skip else ""
             self._count(ctx, original, decision)
         got = ledger.delivered(event, decision)
         if got is not None:
@@ -426,6 +427,29 @@ def _matches_now(event: ledger.ReadEvent, claim: ledger.Claim) -> bool:
 def render(content: str, start: int) -> str:
     """Read content as the model sees it: each line numbered from `start` (reference §7)."""
     return "\n".join(f"{n}\t{line.removesuffix(chr(13))}" for n, line in _numbered(content, start))
+
+
+def rendered_len(content: str, start: int) -> int:
+    """`len(render(content, start))`, without rendering: each line gains its number and a
+    tab, and loses the `\\r` it ends with."""
+    if not content:
+        return 0
+    lines = content.count("\n") + 1
+    ends_r = content.count("\r\n") + content.endswith("\r")
+    return len(content) + lines - ends_r + _digits(start, start + lines - 1)
+
+
+def _digits(first: int, last: int) -> int:
+    """How many digits (and minus signs) the numbers first..last are written with."""
+    if first < 1:
+        return sum(len(str(n)) for n in range(first, min(last, 0) + 1)) + _digits(1, last)
+    total, width, low = 0, 1, 1
+    while low <= last:
+        high = low * 10 - 1
+        if high >= first:
+            total += (min(high, last) - max(low, first) + 1) * width
+        low, width = high + 1, width + 1
+    return total
 
 
 def _numbered(content: str, start: int) -> Iterator[tuple[int, str]]:
