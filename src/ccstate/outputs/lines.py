@@ -382,14 +382,14 @@ def _at_start(alternatives: str) -> re.Pattern[str]:
     return re.compile(rf"\n[^\S\n]*(?:{alternatives})")
 
 
-# Patterns that start with a literal (fast to look for): a newline, then a line's start; a
-# number of tests (`_SUMMARY`), `_FRAME`'s `a.ts:3:9`.
+# Patterns that start with a literal (fast to look for): a newline, then a line's start; the
+# space in a number of tests (`_SUMMARY`'s `3 passed`), `_FRAME`'s `a.ts:3:9`.
 _FAILURE_PATTERNS = ((_at_start(_STARTS[_E]), _E),)
 _CLUE_PATTERNS = (
     *((_at_start(alternatives), rule) for rule, alternatives in _STARTS.items()),
     (
         re.compile(
-            r"\d (?:passed|failed|failing|passing|skipped|pending|error|warning|problem|test"
+            r" (?<=\d )(?:passed|failed|failing|passing|skipped|pending|error|warning|problem|test"
             r"|example|failure|xfailed|xpassed|deselected|todo|assertion)"
         ),
         _S,
