@@ -125,6 +125,7 @@ def _check_many(rows: list[str]) -> None:
     assert L.failure_lines(rows) == [row for row in rows if L.is_failure_line(row)]
     for row in rows:  # and the quicker ways to the error patterns' and `shape`'s results
         assert L._is_error(row) == bool(L._ERROR.search(row) or L._EXCEPTION.search(row))
+        assert L._is_pass(row) == bool(L._PASS.search(row))
         assert L._HEX_QUICK.sub("0", row) == L._HEX.sub("0", row)
         assert L.shape(row) == re.sub(r"\s+", " ", L._HEX.sub("0", row)).strip()
 
@@ -234,6 +235,9 @@ _WORDS = [
     "'",
     "a",
     "src/errors/x.ts",
+    " ... ok",
+    "... PASSED  [ 50%]",
+    "ignored\n",
     "deadbeef-dead-beef-dead-beefdeadbeef",
     "DEADBEEF-1234-ABCD-1234-123456789abc",
     "a1b2c3d4e5",

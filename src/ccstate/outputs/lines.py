@@ -28,14 +28,21 @@ if TYPE_CHECKING:
 # CSI sequences (colours, cursor moves), OSC sequences (titles, links), other 2-byte escapes.
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
-_PASS = re.compile(
-    r"^\s*(?:[✓✔√]|PASS\b|ok\b|--- (?:PASS|SKIP):|=== (?:RUN|PAUSE|CONT|NAME)\b)"
-    r"|\.\.\.\s*(?:ok|passed|PASSED|ignored)\s*$"
-    r"|\sPASSED\s*(?:\[\s*\d+%\])?\s*$"
-    r"|^\s*[↓○⊘]\s"
-    r"|^\s*\S+\.py\s+[.sxX]+\s*(?:\[\s*\d+%\])?\s*$"
-    r"|^\s*\.+\s*$"  # ExUnit, RSpec, minitest: a dot per passing test
+_PASS_PARTS = (
+    r"^\s*(?:[✓✔√]|PASS\b|ok\b|--- (?:PASS|SKIP):|=== (?:RUN|PAUSE|CONT|NAME)\b)",
+    r"\.\.\.\s*(?:ok|passed|PASSED|ignored)\s*$",
+    r"\sPASSED\s*(?:\[\s*\d+%\])?\s*$",
+    r"^\s*[↓○⊘]\s",
+    r"^\s*\S+\.py\s+[.sxX]+\s*(?:\[\s*\d+%\])?\s*$",
+    r"^\s*\.+\s*$",  # ExUnit, RSpec, minitest: a dot per passing test
 )
+_PASS = re.compile("|".join(_PASS_PARTS))
+# `_PASS` in three, each run only where it can match (`_is_pass`): at the line's start; a
+# `PASSED` in it; a `... ok` at its end.
+_PASS_START = re.compile("|".join(_PASS_PARTS[i] for i in (0, 3, 4, 5)))
+_PASS_PASSED = re.compile(_PASS_PARTS[2])
+_PASS_DOTS = re.compile(_PASS_PARTS[1])
+_PASS_ENDS = ("ok", "passed", "PASSED", "ignored")
 _SUMMARY = re.compile(
     r"\b\d+ (?:passed|failed|failing|passing|skipped|pending|errors?|warnings?|problems?"
     r"|tests?|examples?|failures?|xfailed|xpassed|deselected|todo|assertions?)\b"
@@ -196,7 +203,7 @@ def _classify(line: str, rules: int) -> str:
     match: `_clue_bits`)."""
     if not line.strip():
         return "blank"
-    if rules & _P and _PASS.search(line):
+    if rules & _P and _is_pass(line):
         return "pass"
     if rules & _S and _SUMMARY.search(line):
         return "summary"
@@ -230,6 +237,16 @@ def failure_lines(lines: Sequence[str]) -> list[str]:
     return [lines[i] for i in sorted(found) if is_failure_line(lines[i])]
 
 
+def _is_pass(line: str) -> bool:
+    """`_PASS` matches the line (its parts tried only where they can match: a long line costs
+    one look at its start, one for `PASSED`, one at its end)."""
+    return bool(
+        _PASS_START.match(line)
+        or ("PASSED" in line and _PASS_PASSED.search(line))
+        or (line.rstrip().endswith(_PASS_ENDS) and _PASS_DOTS.search(line))
+    )
+
+
 def _is_error(line: str) -> bool:
     """`_ERROR` or `_EXCEPTION` matches the line: `_ERROR`'s words tried only where the
     lower-cased line holds one of `_FAILURE_WORDS` (every word of `_ERROR` starts with one),
@@ -253,7 +270,7 @@ def is_failure_line(line: str) -> bool:
     """A line a digest must keep: it names an error, failure, exception, panic or assertion,
     and is not a passing test whose name happens to contain such a word. `ccstate replay`'s
     safety check uses this too."""
-    return _is_error(line) and not _PASS.search(line)
+    return _is_error(line) and not _is_pass(line)
 
 
 def shape(line: str, *, names: bool = False) -> str:
