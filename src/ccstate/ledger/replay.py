@@ -334,11 +334,23 @@ class _Simulation:
             self._check(ctx, event, decision, read_no)
             original = render(event.content, event.start) if not event.skip else ""
             self._count(ctx, original, decision)
+        self._remember(ctx, event, decision, read_no)
+
+    def _remember(
+        self, ctx: _Context, event: ledger.ReadEvent, decision: ledger.Decision, read_no: int
+    ) -> None:
+        """What a Read put into the context in full: a blob for later decisions, and the
+        safety check's own record (the event's sha and lines when it is the whole Read)."""
         got = ledger.delivered(event, decision)
-        if got is not None:
-            start, _end, text = got
-            self.blobs[ledger.sha256(text)] = text
-            ctx.received[read_no] = (event.path, start, tuple(text.split("\n")))
+        if got is None:
+            return
+        start, _end, text = got
+        if text is event.content and event.sha and len(event.lines) == text.count("\n") + 1:
+            sha, lines = event.sha, event.lines
+        else:
+            sha, lines = ledger.sha256(text), tuple(text.split("\n"))
+        self.blobs[sha] = text
+        ctx.received[read_no] = (event.path, start, lines)
 
     def _count(self, ctx: _Context, original: str, decision: ledger.Decision) -> None:
         replacement = render(decision.content, decision.start_line)
@@ -408,11 +420,7 @@ class _Simulation:
             self.totals.shell_chars_saved += len(output) - len(decision.content)
             self.totals.shell_tokens_saved += before - after
             ctx.open_shell_saved += before - after
-        got = ledger.delivered(event, decision)
-        if got is not None:
-            start, _end, text = got
-            self.blobs[ledger.sha256(text)] = text
-            ctx.received[read_no] = (event.path, start, tuple(text.split("\n")))
+        self._remember(ctx, event, decision, read_no)
         return True
 
     def _observed(self, ctx: _Context) -> str:
