@@ -217,7 +217,9 @@ class _Simulation:
 
     def feed(self, record: dict[str, Any]) -> None:
         key = self._context_key(record)
-        ctx = self.contexts.setdefault(key, _Context())
+        ctx = self.contexts.get(key)
+        if ctx is None:  # (not setdefault: that would build a context for every record)
+            ctx = self.contexts[key] = _Context()
         self._epoch_markers(record, ctx)
         self._rewind_check(record, ctx)
         if record.get("type") == "assistant":
