@@ -89,7 +89,6 @@ def digest_lines(
     when the lines are not all of it (a linter report already grouped), for the markers;
     the lines at the indexes in `keep` are protected too (a Grep result's file headings)."""
     n = len(lines)
-    classes = L.classify_all(lines)
     whole = bytearray(n)  # lines never cut (failure lines are not either)
     for i in keep:
         whole[i] = 1
@@ -97,6 +96,7 @@ def digest_lines(
         out, cuts = cut_long_lines(lines, whole)
         text = "\n".join(out)
         return Digest(text, n, n, 0, cuts) if cuts and len(text) <= max_chars else None
+    classes = L.classify_all(lines)
     shapes = _Shapes(lines)
     guard = _protected(lines, classes, shapes)
     for i in keep:
