@@ -36,25 +36,30 @@ _PASS_PARTS = (
     r"^\s*\S+\.py\s+[.sxX]+\s*(?:\[\s*\d+%\])?\s*$",
     r"^\s*\.+\s*$",  # ExUnit, RSpec, minitest: a dot per passing test
 )
-_PASS = re.compile("|".join(_PASS_PARTS))
-# `_PASS` in three, each run only where it can match (`_is_pass`): at the line's start; a
-# `PASSED` in it; a `... ok` at its end.
+# Each rule's parts are run only where they can match (`_is_pass`, `_is_summary`...): the parts
+# that start with `^` once at the line's start (`match`: a search would try every position of a
+# long line), the others only when the line holds what they need (those compiled when first
+# needed, through `re`'s cache: the hook imports this module to digest one output). The same
+# verdicts as the whole pattern's `search` (tests/outputs/test_lines.py compares them).
 _PASS_START = re.compile("|".join(_PASS_PARTS[i] for i in (0, 3, 4, 5)))
-_PASS_PASSED = re.compile(_PASS_PARTS[2])
-_PASS_DOTS = re.compile(_PASS_PARTS[1])
 _PASS_ENDS = ("ok", "passed", "PASSED", "ignored")
-_SUMMARY = re.compile(
+_SUMMARY_PARTS = (  # case-insensitive
     r"\b\d+ (?:passed|failed|failing|passing|skipped|pending|errors?|warnings?|problems?"
-    r"|tests?|examples?|failures?|xfailed|xpassed|deselected|todo|assertions?)\b"
-    r"|^\s*(?:Tests?|Test Suites|Test Files|Suites|Snapshots|Time|Duration|Ran)\b:?\s+\d"
-    r"|^\s*test result:"
-    r"|\bBUILD (?:SUCCESS|SUCCESSFUL|FAILED|FAILURE)\b|\bBuild (?:succeeded|failed)\b"
-    r"|^\s*(?:Finished|Done in|Completed in|Compiled successfully|Ran \d+ tests?)\b"
-    r"|^\s*(?:exit(?: code| status)?:?\s*-?\d+|Exit code -?\d+)\s*$"
-    r"|^\s*(?:[=_-]{3,}|\*{3,}) ?\S.*\S ?(?:[=_-]{3,}|\*{3,})\s*$"
-    r"|^\s*(?:added|removed|changed|audited|up to date)\b.*\bpackages?\b"
-    r"|^\s*\d+ files? changed\b",
-    re.IGNORECASE,
+    r"|tests?|examples?|failures?|xfailed|xpassed|deselected|todo|assertions?)\b",
+    r"^\s*(?:Tests?|Test Suites|Test Files|Suites|Snapshots|Time|Duration|Ran)\b:?\s+\d",
+    r"^\s*test result:",
+    r"\bBUILD (?:SUCCESS|SUCCESSFUL|FAILED|FAILURE)\b|\bBuild (?:succeeded|failed)\b",
+    r"^\s*(?:Finished|Done in|Completed in|Compiled successfully|Ran \d+ tests?)\b",
+    r"^\s*(?:exit(?: code| status)?:?\s*-?\d+|Exit code -?\d+)\s*$",
+    r"^\s*(?:[=_-]{3,}|\*{3,}) ?\S.*\S ?(?:[=_-]{3,}|\*{3,})\s*$",
+    r"^\s*(?:added|removed|changed|audited|up to date)\b.*\bpackages?\b",
+    r"^\s*\d+ files? changed\b",
+)
+_SUMMARY_START = re.compile("|".join(_SUMMARY_PARTS[i] for i in (1, 2, 4, 5, 6, 7, 8)), re.I)
+# what a count needs in the lower-cased line (the space, found fast, then a digit before it)
+_SUMMARY_COUNT_CLUE = re.compile(
+    r" (?<=\d )(?:passed|failed|failing|passing|skipped|pending|error|warning|problem|test"
+    r"|example|failure|xfailed|xpassed|deselected|todo|assertion)"
 )
 # Error words count only as words: not inside a path or a file name ("api-errors.ts",
 # "error_handler", "src/errors/x", "lib\\errors\\x"), where a word is only a name. (A
@@ -66,7 +71,8 @@ _ERROR_WORD = (
     r"|could not|unable to|no such file|not found|timed out)(?![\w/\-]|\.\w)"
 )
 _ERROR_MARK = r"^\s*(?:[✗✘\u00d7✖❌\u2a2f]|E\s{3}|\d+\) test\b)"  # ballot and cross marks
-_ERROR = re.compile(f"{_ERROR_WORD}|{_ERROR_MARK}", re.IGNORECASE)
+_ERROR_WORD_AT = re.compile(_ERROR_WORD, re.IGNORECASE)
+_ERROR_MARK_AT_START = re.compile(_ERROR_MARK, re.IGNORECASE)
 # CamelCase exception names count ("TypeError", "java.lang.IllegalStateException: x"), but
 # not as a path's part or a file's name ("src/errors/ValidationError.ts").
 _EXCEPTION = re.compile(r"\b(?<![/\\\-])[A-Z][A-Za-z]*(?:Error|Exception)(?![\w/\-]|\.\w)")
@@ -127,19 +133,21 @@ _NOISE_WORDS = frozenset(
     ]
 )
 # ... or the line has one of these shapes.
-_NOISE = re.compile(
+_NOISE_PARTS = (
     r"^\s*(?:Using cached|Requirement already satisfied|Counting objects|Compressing objects"
     r"|Receiving objects|Resolving deltas|go: (?:downloading|finding|extracting)"
-    r"|\* (?:Getting|Updating|Fetching))\b"
-    r"|^==> \S+\s*$"
-    r"|^#\d+ (?:\[|sha256:|extracting|resolve|transferring|DONE|CACHED|\d+\.\d+s)"
-    r"|^\s*(?:Step \d+/\d+|---> )"
-    r"|^ (?:create|delete) mode \d{6} "
-    r"|^[0-9a-f]{12}: (?:Pulling|Waiting|Verifying|Download|Pull|Already)"
-    r"|^\s*[+~-] [\w.-]+==\S+\s*(?:\(.*\))?$"
-    r"|\d{1,3}(?:\.\d)?%.*(?:[█▉▊▋▌▍▎▏░▒▓#=>]{4,}|\(\d+/\d+\))"
-    r"|(?:[█▉▊▋▌▍▎▏░▒▓#=>]{4,}|\(\d+/\d+\)).*\d{1,3}(?:\.\d)?%"
+    r"|\* (?:Getting|Updating|Fetching))\b",
+    r"^==> \S+\s*$",
+    r"^#\d+ (?:\[|sha256:|extracting|resolve|transferring|DONE|CACHED|\d+\.\d+s)",
+    r"^\s*(?:Step \d+/\d+|---> )",
+    r"^ (?:create|delete) mode \d{6} ",
+    r"^[0-9a-f]{12}: (?:Pulling|Waiting|Verifying|Download|Pull|Already)",
+    r"^\s*[+~-] [\w.-]+==\S+\s*(?:\(.*\))?$",
+    r"\d{1,3}(?:\.\d)?%.*(?:[█▉▊▋▌▍▎▏░▒▓#=>]{4,}|\(\d+/\d+\))",  # a progress bar
+    r"(?:[█▉▊▋▌▍▎▏░▒▓#=>]{4,}|\(\d+/\d+\)).*\d{1,3}(?:\.\d)?%",
 )
+_NOISE_START = re.compile("|".join(_NOISE_PARTS[:7]))
+_NOISE_PERCENT = "|".join(_NOISE_PARTS[7:])
 _FRAME = re.compile(
     r'^\s+(?:at \S|File ".+", line \d+|from \S+:\d+|\d+: 0x[0-9a-f]+|\S+\.go:\d+)'
     r"|^\s*\(?\S+:\d+:\d+\)?\s*$"
@@ -148,10 +156,12 @@ _UUID = r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b"
 # A diagnostic's gutter: ` 264 │   code`, `     │`, `  |`, `2 |     let x`, `└─ lib/a.ex:3:5`.
 _GUTTER = re.compile(r"^\s*(?:\d+\s+[│|┃]|[│|┃]\s*$|[│┃]\s|[└╰]─)")
 GUTTER_CHARS = re.compile(r"[│|┃└╰]")  # a line without any of these is no gutter line
-_HEX = re.compile(_UUID + r"|\b(?=[0-9a-f]*\d)[0-9a-f]{7,}\b|\b\d+\b|\d+")
-# `_HEX` with the first character of every match taken first: the same matches, but Python's
-# `re` then skips the positions that cannot start one (a pattern that starts with `\b` is
-# tried at every position), 2-3x faster. tests/outputs/test_lines.py compares the two.
+# Numbers and hashes, as `shape` stands them in:
+_HEX = _UUID + r"|\b(?=[0-9a-f]*\d)[0-9a-f]{7,}\b|\b\d+\b|\d+"
+# ... and the pattern `shape` runs: `_HEX` with the first character of every match taken first,
+# the same matches, but Python's `re` then skips the positions that cannot start one (a pattern
+# that starts with `\b` is tried at every position): 2-3x faster. tests/outputs/test_lines.py
+# compares the two.
 _HEX_QUICK = re.compile(
     r"[\da-fA-F]"
     r"(?:(?<=\b[0-9a-fA-F])[0-9a-fA-F]{7}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b"  # _UUID
@@ -195,69 +205,139 @@ def _last_redraw(line: str) -> str:
 
 def classify(line: str) -> str:
     """The line's class (see the module docstring); the first rule that matches wins."""
-    return _classify(line, _ALL)
+    return _classify(line, _FAILURE_WORDS)
 
 
-def _classify(line: str, rules: int) -> str:
-    """`classify`, trying only the rules whose bit is set in `rules` (the others cannot
-    match: `_clue_bits`)."""
+def classify_all(lines: Sequence[str]) -> list[str]:
+    """`[classify(line) for line in lines]`: the error words looked for in a line only when
+    the text of the lines that are neither blank nor passing tests holds them."""
+    out: list[str] = []
+    rest: list[int] = []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            out.append("blank")
+        elif _is_pass(line):
+            out.append("pass")
+        else:
+            out.append("")
+            rest.append(i)
+    words = _words_in([lines[i] for i in rest])
+    for i in rest:
+        out[i] = _after_pass(lines[i], words)
+    return out
+
+
+def _classify(line: str, words: tuple[str, ...]) -> str:
     if not line.strip():
         return "blank"
-    if rules & _P and _is_pass(line):
+    if _is_pass(line):
         return "pass"
-    if rules & _S and _SUMMARY.search(line):
+    return _after_pass(line, words)
+
+
+def _after_pass(line: str, words: tuple[str, ...]) -> str:
+    """The class of a line that is neither blank nor a passing test."""
+    low = _lowered(line)
+    if _is_summary(line, low):
         return "summary"
-    if rules & _E and _is_error(line):
+    if _is_error(line, low, words):
         return "error"
-    if rules & _W and _WARNING.search(line):
+    if (low is None or "warn" in low or "deprecat" in low) and _WARNING.search(line):
         return "warning"
-    if rules & _N and (line.split(None, 1)[0] in _NOISE_WORDS or _NOISE.search(line)):
+    if line.split(None, 1)[0] in _NOISE_WORDS or _is_noise(line):
         return "noise"
-    if rules & _F and _FRAME.search(line):
+    if _FRAME.match(line):  # every part starts with `^`
         return "frame"
     return "other"
 
 
-def classify_all(lines: Sequence[str]) -> list[str]:
-    """`[classify(line) for line in lines]`, several times faster (`_clue_bits`)."""
-    found = _clue_bits(lines, _CLUES, _CLUE_PATTERNS)
-    if found is None:
-        return [classify(line) for line in lines]
-    out = ["blank" if not line or line.isspace() else "other" for line in lines]
-    for i, rules in found.items():  # a line without a clue matches no rule: blank or other
-        out[i] = _classify(lines[i], rules)
-    return out
+def is_failure_line(line: str) -> bool:
+    """A line a digest must keep: it names an error, failure, exception, panic or assertion,
+    and is not a passing test whose name happens to contain such a word. `ccstate replay`'s
+    safety check uses this too."""
+    return _is_error(line, _lowered(line), _FAILURE_WORDS) and not _is_pass(line)
 
 
 def failure_lines(lines: Sequence[str]) -> list[str]:
-    """`[line for line in lines if is_failure_line(line)]`, several times faster."""
-    found = _clue_bits(lines, _FAILURE_CLUES, _FAILURE_PATTERNS)
-    if found is None:
-        return [line for line in lines if is_failure_line(line)]
-    return [lines[i] for i in sorted(found) if is_failure_line(lines[i])]
+    """`[line for line in lines if is_failure_line(line)]`, the way `classify_all` goes."""
+    words = _words_in(lines)
+    return [line for line in lines if _is_error(line, _lowered(line), words) and not _is_pass(line)]
+
+
+# Non-ASCII characters `re.IGNORECASE` matches with an ASCII letter while `str.lower` leaves
+# them be (`clues.FOLDS_TO_ASCII`, checked there against every code point): in a line holding
+# one, what the lower-cased line holds says nothing, and the patterns run as they are.
+_FOLDS_TO_ASCII = "\u212a\u017f\u0130\u0131"
+# Every word `_ERROR_WORD` names starts with one of these.
+_FAILURE_WORDS = (
+    "err",
+    "exception",
+    "traceback",
+    "panic",
+    "fatal",
+    "fail",
+    "assert",
+    "segmentation fault",
+    "core dumped",
+    "abort",
+    "denied",
+    "refused",
+    "unhandled",
+    "uncaught",
+    "undefined reference",
+    "cannot find",
+    "could not",
+    "unable to",
+    "no such file",
+    "not found",
+    "timed out",
+)
+
+
+def _words_in(lines: Sequence[str]) -> tuple[str, ...]:
+    """The `_FAILURE_WORDS` the lower-cased text holds: a line can hold no other."""
+    low = "\n".join(lines).lower()
+    return tuple(word for word in _FAILURE_WORDS if word in low)
+
+
+def _lowered(line: str) -> str | None:
+    """The line lower-cased, or None where that is not exact for the patterns' letters."""
+    if line.isascii() or not any(c in line for c in _FOLDS_TO_ASCII):
+        return line.lower()
+    return None
 
 
 def _is_pass(line: str) -> bool:
-    """`_PASS` matches the line (its parts tried only where they can match: a long line costs
-    one look at its start, one for `PASSED`, one at its end)."""
+    """`_PASS_PARTS` match the line: a long line costs a look at its start and its end."""
     return bool(
         _PASS_START.match(line)
-        or ("PASSED" in line and _PASS_PASSED.search(line))
-        or (line.rstrip().endswith(_PASS_ENDS) and _PASS_DOTS.search(line))
+        or ("PASSED" in line and re.search(_PASS_PARTS[2], line))
+        or (line.rstrip().endswith(_PASS_ENDS) and re.search(_PASS_PARTS[1], line))
     )
 
 
-def _is_error(line: str) -> bool:
-    """`_ERROR` or `_EXCEPTION` matches the line: `_ERROR`'s words tried only where the
-    lower-cased line holds one of `_FAILURE_WORDS` (every word of `_ERROR` starts with one),
-    `_EXCEPTION` only when the line holds "Error" or "Exception" (every match does). Exact
-    but where the line holds one of `_FOLDS_TO_ASCII`: then the patterns are run as such."""
-    if not line.isascii() and any(c in line for c in _FOLDS_TO_ASCII):
-        return bool(_ERROR.search(line) or _EXCEPTION.search(line))
+def _is_summary(line: str, low: str | None) -> bool:
+    """`_SUMMARY_PARTS` match the line (`low`: the line lower-cased, None if not exact)."""
+    if _SUMMARY_START.match(line):
+        return True
+    count, build = _SUMMARY_PARTS[0], _SUMMARY_PARTS[3]
+    if low is None:
+        return bool(re.search(count, line, re.I) or re.search(build, line, re.I))
+    if _SUMMARY_COUNT_CLUE.search(low) and re.search(count, line, re.I):
+        return True
+    return "build " in low and re.search(build, line, re.I) is not None
+
+
+def _is_error(line: str, low: str | None, words: tuple[str, ...]) -> bool:
+    """`_ERROR_WORD`, `_ERROR_MARK` or `_EXCEPTION` matches the line: the words tried only
+    where the lower-cased line holds one of `words` (`_FAILURE_WORDS`, or those of them its
+    text holds), exception names only where it holds "Error" or "Exception" (every match
+    does)."""
     if _ERROR_MARK_AT_START.match(line):
         return True
-    low = line.lower()
-    for word in _FAILURE_WORDS:
+    if low is None:
+        return bool(_ERROR_WORD_AT.search(line) or _EXCEPTION.search(line))
+    for word in words:
         at = low.find(word)
         while at >= 0:
             if _ERROR_WORD_AT.match(line, at):  # `\b` and the look-behind see line[at - 1]
@@ -266,11 +346,8 @@ def _is_error(line: str) -> bool:
     return ("Error" in line or "Exception" in line) and _EXCEPTION.search(line) is not None
 
 
-def is_failure_line(line: str) -> bool:
-    """A line a digest must keep: it names an error, failure, exception, panic or assertion,
-    and is not a passing test whose name happens to contain such a word. `ccstate replay`'s
-    safety check uses this too."""
-    return _is_error(line) and not _is_pass(line)
+def _is_noise(line: str) -> bool:
+    return bool(_NOISE_START.match(line) or ("%" in line and re.search(_NOISE_PERCENT, line)))
 
 
 def shape(line: str, *, names: bool = False) -> str:
@@ -321,128 +398,3 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 def indent(line: str) -> int:
     return len(line) - len(line.lstrip())
-
-
-# --------------------------------------------------------------------------- many lines at once
-# Python's `re` tries a pattern that starts with an anchor, a word boundary or a repeat at every
-# position of a line, which is slow. A line can only match a rule when it holds one of the
-# rule's *clues*: a string anywhere in the lower-cased line (`_CLUES`), or one that starts it
-# after its indent (`_CLUES_AT_START`). `_clue_lines` looks for the clues once in the whole
-# lower-cased text, with `str.find` and one pattern that starts with a literal newline (both
-# fast), and `classify_all` / `failure_lines` run the rules on those lines alone: the same
-# result as running them on every line (tests/outputs/test_lines.py checks that against every
-# line of the public transcripts and on generated lines). Lower-casing is exact for the ASCII
-# letters the rules name, except where a text holds one of the characters `re.IGNORECASE`
-# also matches them with (`clues.FOLDS_TO_ASCII`): such a text takes the slow path.
-_FOLDS_TO_ASCII = "\u212a\u017f\u0130\u0131"
-# The rules, as bits: _PASS, _SUMMARY, _ERROR (with _EXCEPTION), _WARNING, _NOISE, _FRAME.
-_P, _S, _E, _W, _N, _F = 1, 2, 4, 8, 16, 32
-_ALL = 63
-_ERROR_WORD_AT = re.compile(_ERROR_WORD, re.IGNORECASE)
-_ERROR_MARK_AT_START = re.compile(_ERROR_MARK, re.IGNORECASE)
-# Anywhere in an error line (`_ERROR`; `_EXCEPTION`'s "Error" and "Exception").
-_FAILURE_WORDS = (
-    "err",
-    "exception",
-    "traceback",
-    "panic",
-    "fatal",
-    "fail",
-    "assert",
-    "segmentation fault",
-    "core dumped",
-    "abort",
-    "denied",
-    "refused",
-    "unhandled",
-    "uncaught",
-    "undefined reference",
-    "cannot find",
-    "could not",
-    "unable to",
-    "no such file",
-    "not found",
-    "timed out",
-)
-_FAILURE_CLUES = {word: _E for word in _FAILURE_WORDS}
-# Anywhere in a line the other rules match: `_PASS` (`... ok`, `PASSED`, `x.py ..s.`),
-# `_SUMMARY` (`BUILD SUCCESS`; `<n> passed` below), `_WARNING`, `_NOISE` (`%` of a progress
-# bar, `==` of a pinned package) and `_FRAME` (`x.go:12`; `a.ts:3:9` below).
-_CLUES = {
-    **_FAILURE_CLUES,
-    "...": _P,
-    "passed": _P,
-    ".py": _P,
-    "build succe": _S,
-    "build fail": _S,
-    "warn": _W,
-    "deprecat": _W,
-    "%": _N,
-    "==": _N,
-    ".go:": _F,
-}
-# What starts such a line, after its indent.
-_STARTS = {
-    _P: r"[✓✔√↓○⊘.]|pass|ok|--- |=== ",
-    _S: r"test|suites|snapshots|time|duration|ran"
-    r"|finished|done in|completed in|compiled successfully|exit|added|removed|changed"
-    r"|audited|up to date|\d+ file|[=_-]{3}|\*{3}",
-    _E: r"[✗✘\u00d7✖❌\u2a2f]|e[^\S\n]{3}|\d+\) test",
-    _N: r"using cached|requirement already|counting objects|compressing objects"
-    r"|receiving objects|resolving deltas|go: |\* |==> |#\d|step \d|---> |create mode"
-    r"|delete mode|[0-9a-f]{12}: |" + "|".join(sorted(re.escape(w.lower()) for w in _NOISE_WORDS)),
-    _F: r"at |file \"|from |\d+: 0x",
-}
-
-
-def _at_start(alternatives: str) -> re.Pattern[str]:
-    return re.compile(rf"\n[^\S\n]*(?:{alternatives})")
-
-
-# Patterns that start with a literal (fast to look for): a newline, then a line's start; the
-# space in a number of tests (`_SUMMARY`'s `3 passed`), `_FRAME`'s `a.ts:3:9`.
-_FAILURE_PATTERNS = ((_at_start(_STARTS[_E]), _E),)
-_CLUE_PATTERNS = (
-    *((_at_start(alternatives), rule) for rule, alternatives in _STARTS.items()),
-    (
-        re.compile(
-            r" (?<=\d )(?:passed|failed|failing|passing|skipped|pending|error|warning|problem|test"
-            r"|example|failure|xfailed|xpassed|deselected|todo|assertion)"
-        ),
-        _S,
-    ),
-    (re.compile(r":\d+:\d"), _F),
-)
-
-
-def _clue_bits(
-    lines: Sequence[str],
-    clues: dict[str, int],
-    patterns: tuple[tuple[re.Pattern[str], int], ...],
-) -> dict[int, int] | None:
-    """Line index -> the rules a clue of that line names, for the lines that hold one; None
-    when the shortcut does not apply."""
-    from bisect import bisect_right
-    from itertools import accumulate
-
-    n = len(lines)
-    text = "\n" + "\n".join(lines)
-    low = text.lower()
-    if len(low) != len(text) or low.count("\n") != n:
-        return None  # a line with a newline in it, or a character whose lower case is longer
-    if not low.isascii() and any(c in text for c in _FOLDS_TO_ASCII):
-        return None
-    # where each line's newline is: the line of position p is bisect_right(breaks, p) - 1
-    breaks = list(accumulate([len(line) + 1 for line in lines], initial=0))
-    found: dict[int, int] = {}
-    for clue, rule in clues.items():
-        p = low.find(clue)
-        while p >= 0:
-            i = bisect_right(breaks, p) - 1
-            found[i] = found.get(i, 0) | rule
-            p = low.find(clue, breaks[i + 1]) if i + 1 < n else -1  # on from the next line
-    for pattern, rule in patterns:  # none matches a newline but as its first character
-        for match in pattern.finditer(low):
-            i = bisect_right(breaks, match.start()) - 1
-            found[i] = found.get(i, 0) | rule
-    return found
