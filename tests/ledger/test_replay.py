@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ccstate.cli import cli
 from ccstate.ledger import core as ledger
@@ -151,3 +153,12 @@ def test_public_corpus_has_no_unsafe_replacement() -> None:
     _reports, total = replay.replay([PUBLIC], ledger.Options())
     assert total.reads > 500 and sum(total.replaced.values()) > 0
     assert total.violations == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("ab\r\n\t é"), max_size=60),
+    st.one_of(st.integers(-12, 12), st.integers(1, 10**7)),
+)
+def test_the_rendered_length_is_the_length_of_the_rendered_read(content: str, start: int) -> None:
+    assert replay.rendered_len(content, start) == len(replay.render(content, start))

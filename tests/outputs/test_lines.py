@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+import re
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ccstate import clues
 from ccstate.outputs import lines as L
+from helpers import FIXTURES, PUBLIC
 
 
 def test_normalize_strips_terminal_codes_and_keeps_the_last_redraw() -> None:
@@ -106,3 +113,221 @@ def test_a_gutter_line_is_a_drawn_diagnostics_margin_not_a_table() -> None:
         assert L.is_gutter(line), line
     for line in ("| name | size |", "a | b", "plain"):
         assert not L.is_gutter(line), line
+
+
+# --------------------------------------------------------------------------- the quick checks
+# `classify` and `is_failure_line` run each rule's parts only where they can match (`_is_pass`,
+# `_is_summary`, `_is_error`...), and `shape` a quicker pattern: they must give what the whole
+# patterns give, as `classify` ran them before (the reference below).
+PASS = re.compile("|".join(L._PASS_PARTS))
+SUMMARY = re.compile("|".join(L._SUMMARY_PARTS), re.IGNORECASE)
+ERROR = re.compile(f"{L._ERROR_WORD}|{L._ERROR_MARK}", re.IGNORECASE)
+NOISE = re.compile("|".join(L._NOISE_PARTS))
+HEX = re.compile(L._HEX)
+
+
+def reference_classify(line: str) -> str:
+    if not line.strip():
+        return "blank"
+    if PASS.search(line):
+        return "pass"
+    if SUMMARY.search(line):
+        return "summary"
+    if ERROR.search(line) or L._EXCEPTION.search(line):
+        return "error"
+    if L._WARNING.search(line):
+        return "warning"
+    if line.split(None, 1)[0] in L._NOISE_WORDS or NOISE.search(line):
+        return "noise"
+    if L._FRAME.search(line):
+        return "frame"
+    return "other"
+
+
+def _check_quick(rows: list[str]) -> None:
+    assert L.classify_all(rows) == [reference_classify(row) for row in rows]
+    assert L.failure_lines(rows) == [row for row in rows if L.is_failure_line(row)]
+    for row in rows:
+        assert L.classify(row) == reference_classify(row), row
+        failure = bool(ERROR.search(row) or L._EXCEPTION.search(row)) and not PASS.search(row)
+        assert L.is_failure_line(row) == failure, row
+        assert L._HEX_QUICK.sub("0", row) == HEX.sub("0", row), row
+        assert L.shape(row) == re.sub(r"\s+", " ", HEX.sub("0", row)).strip(), row
+
+
+def test_the_quick_checks_give_what_the_patterns_give_on_the_fixtures() -> None:
+    texts = [p.read_text() for p in sorted((FIXTURES / "outputs").glob("*.txt"))]
+    assert len(texts) > 10
+    for text in texts:
+        _check_quick(L.normalize(text))
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason="../shared/transcripts/public is not here")
+def test_the_quick_checks_give_what_the_patterns_give_on_the_public_transcripts() -> None:
+    rows = 0
+    for path in sorted(PUBLIC.rglob("*.jsonl")):
+        for raw in path.read_text(errors="replace").splitlines():
+            record = json.loads(raw) if '"tool_result"' in raw else {}
+            content = (record.get("message") or {}).get("content")
+            for block in content if isinstance(content, list) else ():
+                text = block.get("content") if isinstance(block, dict) else None
+                if isinstance(text, str) and len(text) > 500:
+                    lines = L.normalize(text)
+                    rows += len(lines)
+                    _check_quick(lines)
+    assert rows > 10_000
+
+
+def test_a_line_lower_case_cannot_stand_for_runs_the_patterns_as_they_are() -> None:
+    assert L._FOLDS_TO_ASCII == clues.FOLDS_TO_ASCII  # checked against every code point there
+    # KELVIN SIGN and LONG S: `re.IGNORECASE` matches them with k and s, `str.lower` does not
+    rows = ["a \u212aeyError", "a\u017fsertion failed", "3 pa\u017f\u017fed", "\u212a warn"]
+    assert [L._lowered(row) for row in rows] == [None] * 4
+    _check_quick(rows)
+    assert [L.classify(row) for row in rows[1:3]] == ["error", "summary"]
+
+
+def test_whitespace_as_a_pattern_sees_it_is_whitespace_as_a_line_split_sees_it() -> None:
+    # `_NOISE_WORDS` is checked on `line.split()[0]`, `_PASS_ENDS` after `rstrip()`
+    spaces = [chr(c) for c in range(0x3100) if re.fullmatch(r"\s", chr(c))]
+    assert spaces == [chr(c) for c in range(0x3100) if chr(c).isspace()]
+
+
+_WORDS = [
+    *L._FAILURE_WORDS,
+    *L._NOISE_WORDS,
+    "...",
+    "passed",
+    ".py",
+    " passing",
+    "3 skipped",
+    "12 Tests",
+    " todo",
+    "build succe",
+    "warn",
+    "deprecat",
+    # whole matches of each part of the rules
+    "3 todo",
+    "1 xfailed",
+    "2 Warnings",
+    "BUILD FAILURE",
+    "Build failed",
+    "Done in 3s",
+    "exit status 1",
+    "=== x ===",
+    "*** y ***",
+    "added 3 packages",
+    "2 files changed",
+    "Ran 3 tests",
+    "Snapshots: 1",
+    "deprecated",
+    "Deprecation",
+    "WARN",
+    "50% |████",
+    "(3/10) 40%",
+    "+ a==1.0",
+    "E   ",
+    "2) test",
+    " PASSED [ 10%]",
+    "a.py ..s",
+    "panicked",
+    "Traceback",
+    "%",
+    "==",
+    ".go:",
+    "PASSED",
+    "Error",
+    "TypeError",
+    "Exception",
+    "BUILD SUCCESS",
+    "Build succeeded",
+    "Test Suites:",
+    "test result:",
+    "Exit code",
+    "exit status",
+    "up to date",
+    "packages",
+    "Using cached",
+    "go: downloading",
+    "* Fetching",
+    "Step 2/5",
+    "---> ",
+    "==> ",
+    "#12 ",
+    "4f1c2d3e9a0b: Pulling",
+    "create mode 100644 ",
+    'File "a.py", line 3',
+    "at f (a.js:1:2)",
+    "from a.rb:3",
+    "12: 0x1f",
+    "x.go:12",
+    "(a.ts:3:9)",
+    "1) test",
+    "E   ",
+    "===",
+    "***",
+    "---",
+    "...",
+    "..",
+    ".py",
+    "[ 40%]",
+    "(3/10)",
+    "####",
+    "██",
+    "requests==2.3",
+    "\u2713",
+    "\u00d7",
+    "\u2193",
+    "\u212a",
+    "\u017f",
+    "\u0130",
+    "\u0131",
+    "\r",
+    "\t",
+    "\x1c",
+    "\u3000",
+    "\u00a0",
+    "12",
+    "3ms",
+    " ",
+    "  ",
+    "/",
+    "-",
+    "_",
+    ".",
+    ":",
+    "'",
+    "a",
+    "src/errors/x.ts",
+    " ... ok",
+    "... PASSED  [ 50%]",
+    "ignored\n",
+    "deadbeef-dead-beef-dead-beefdeadbeef",
+    "DEADBEEF-1234-ABCD-1234-123456789abc",
+    "a1b2c3d4e5",
+    "abcdefa",
+    "0xff",
+    "\u0661\u0662",  # Arabic-Indic digits: `\\d`, not `[0-9]`
+    "\u2003",
+]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.lists(
+            st.one_of(
+                st.sampled_from(_WORDS),
+                st.sampled_from(_WORDS).map(str.upper),
+                st.sampled_from(_WORDS).map(str.title),
+                st.text(max_size=4),
+            ),
+            max_size=8,
+        ).map("".join),
+        max_size=12,
+    )
+)
+def test_the_quick_checks_give_what_the_patterns_give_on_generated_lines(
+    rows: list[str],
+) -> None:
+    _check_quick(rows)

@@ -217,7 +217,9 @@ class _Simulation:
 
     def feed(self, record: dict[str, Any]) -> None:
         key = self._context_key(record)
-        ctx = self.contexts.setdefault(key, _Context())
+        ctx = self.contexts.get(key)
+        if ctx is None:  # (not setdefault: that would build a context for every record)
+            ctx = self.contexts[key] = _Context()
         self._epoch_markers(record, ctx)
         self._rewind_check(record, ctx)
         if record.get("type") == "assistant":
@@ -328,16 +330,29 @@ class _Simulation:
         read_no = ctx.ledger.reads + 1
         ctx.ledger = ledger.record(ctx.ledger, event, decision)
         self.totals.reads += 1
-        original = render(event.content, event.start) if not event.skip else ""
-        self.totals.read_chars += len(original)
+        if not event.skip:
+            self.totals.read_chars += rendered_len(event.content, event.start)
         if decision.replaced:
             self._check(ctx, event, decision, read_no)
+            original = render(event.content, event.start) if not event.skip else ""
             self._count(ctx, original, decision)
+        self._remember(ctx, event, decision, read_no)
+
+    def _remember(
+        self, ctx: _Context, event: ledger.ReadEvent, decision: ledger.Decision, read_no: int
+    ) -> None:
+        """What a Read put into the context in full: a blob for later decisions, and the
+        safety check's own record (the event's sha and lines when it is the whole Read)."""
         got = ledger.delivered(event, decision)
-        if got is not None:
-            start, _end, text = got
-            self.blobs[ledger.sha256(text)] = text
-            ctx.received[read_no] = (event.path, start, tuple(text.split("\n")))
+        if got is None:
+            return
+        start, _end, text = got
+        if text is event.content and event.sha and len(event.lines) == text.count("\n") + 1:
+            sha, lines = event.sha, event.lines
+        else:
+            sha, lines = ledger.sha256(text), tuple(text.split("\n"))
+        self.blobs[sha] = text
+        ctx.received[read_no] = (event.path, start, lines)
 
     def _count(self, ctx: _Context, original: str, decision: ledger.Decision) -> None:
         replacement = render(decision.content, decision.start_line)
@@ -407,11 +422,7 @@ class _Simulation:
             self.totals.shell_chars_saved += len(output) - len(decision.content)
             self.totals.shell_tokens_saved += before - after
             ctx.open_shell_saved += before - after
-        got = ledger.delivered(event, decision)
-        if got is not None:
-            start, _end, text = got
-            self.blobs[ledger.sha256(text)] = text
-            ctx.received[read_no] = (event.path, start, tuple(text.split("\n")))
+        self._remember(ctx, event, decision, read_no)
         return True
 
     def _observed(self, ctx: _Context) -> str:
@@ -426,6 +437,29 @@ def _matches_now(event: ledger.ReadEvent, claim: ledger.Claim) -> bool:
 def render(content: str, start: int) -> str:
     """Read content as the model sees it: each line numbered from `start` (reference §7)."""
     return "\n".join(f"{n}\t{line.removesuffix(chr(13))}" for n, line in _numbered(content, start))
+
+
+def rendered_len(content: str, start: int) -> int:
+    """`len(render(content, start))`, without rendering: each line gains its number and a
+    tab, and loses the `\\r` it ends with."""
+    if not content:
+        return 0
+    lines = content.count("\n") + 1
+    ends_r = content.count("\r\n") + content.endswith("\r")
+    return len(content) + lines - ends_r + _digits(start, start + lines - 1)
+
+
+def _digits(first: int, last: int) -> int:
+    """How many digits (and minus signs) the numbers first..last are written with."""
+    if first < 1:
+        return sum(len(str(n)) for n in range(first, min(last, 0) + 1)) + _digits(1, last)
+    total, width, low = 0, 1, 1
+    while low <= last:
+        high = low * 10 - 1
+        if high >= first:
+            total += (min(high, last) - max(low, first) + 1) * width
+        low, width = high + 1, width + 1
+    return total
 
 
 def _numbered(content: str, start: int) -> Iterator[tuple[int, str]]:

@@ -89,7 +89,6 @@ def digest_lines(
     when the lines are not all of it (a linter report already grouped), for the markers;
     the lines at the indexes in `keep` are protected too (a Grep result's file headings)."""
     n = len(lines)
-    classes = [L.classify(line) for line in lines]
     whole = bytearray(n)  # lines never cut (failure lines are not either)
     for i in keep:
         whole[i] = 1
@@ -97,10 +96,12 @@ def digest_lines(
         out, cuts = cut_long_lines(lines, whole)
         text = "\n".join(out)
         return Digest(text, n, n, 0, cuts) if cuts and len(text) <= max_chars else None
-    guard = _protected(lines, classes)
+    classes = L.classify_all(lines)
+    shapes = _Shapes(lines)
+    guard = _protected(lines, classes, shapes)
     for i in keep:
         guard[i] = 1
-    plain = _run_keys(lines, classes, guard)
+    plain = _run_keys(lines, classes, guard, shapes)
     keys = list(plain)
     alike.block_runs(lines, keys, MIN_RUN)
     alike.name_runs(lines, keys, MIN_RUN)
@@ -135,7 +136,24 @@ def _cut(line: str, whole: int) -> str:
 # --------------------------------------------------------------------------- what is kept
 
 
-def _protected(lines: Sequence[str], classes: list[str]) -> bytearray:
+class _Shapes:
+    """`lines.shape` of each line, computed when first asked for (most are asked for twice:
+    paragraphs and runs)."""
+
+    __slots__ = ("cache", "lines")
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self.cache: dict[int, str] = {}
+
+    def __getitem__(self, i: int) -> str:
+        got = self.cache.get(i)
+        if got is None:
+            got = self.cache[i] = L.shape(self.lines[i])
+        return got
+
+
+def _protected(lines: Sequence[str], classes: list[str], shapes: _Shapes) -> bytearray:
     n = len(lines)
     guard = bytearray(n)
     for i in range(min(HEAD, n)):
@@ -154,7 +172,7 @@ def _protected(lines: Sequence[str], classes: list[str]) -> bytearray:
             continue
         end = _block_end(lines, classes, i)
         # the same error lines, and the same shape of the rest (frames differ in line numbers)
-        key = tuple(lines[j] if classes[j] == "error" else L.shape(lines[j]) for j in range(i, end))
+        key = tuple(lines[j] if classes[j] == "error" else shapes[j] for j in range(i, end))
         if key in seen and end - i > 1:  # a repeated error block: keep the first only
             for j in range(max(0, i - BEFORE), end):  # its context goes with it
                 if guard[j] != 1:
@@ -166,7 +184,7 @@ def _protected(lines: Sequence[str], classes: list[str]) -> bytearray:
                     guard[j] = 1
             _shown_frames(lines, classes, guard, range(i, end), frames)
         i = end
-    _repeated_paragraphs(lines, classes, guard)
+    _repeated_paragraphs(lines, classes, guard, shapes)
     return guard
 
 
@@ -188,7 +206,9 @@ def _shown_frames(
             frames.add(lines[j])
 
 
-def _repeated_paragraphs(lines: Sequence[str], classes: list[str], guard: bytearray) -> None:
+def _repeated_paragraphs(
+    lines: Sequence[str], classes: list[str], guard: bytearray, shapes: _Shapes
+) -> None:
     """A paragraph (lines between blank lines) whose body, every line after its first, repeats
     an earlier paragraph's (the same error lines, the same shape of the rest) is marked as a
     repeat (2), its first line too unless that is an error or summary line. Test runners
@@ -206,7 +226,7 @@ def _repeated_paragraphs(lines: Sequence[str], classes: list[str], guard: bytear
             end += 1
         if 1 < end - i <= MAX_PARAGRAPH:
             body = range(i + 1, end)
-            key = tuple(lines[j] if classes[j] == "error" else L.shape(lines[j]) for j in body)
+            key = tuple(lines[j] if classes[j] == "error" else shapes[j] for j in body)
             if key in seen and i >= HEAD and end <= n - TAIL:
                 first = i if classes[i] not in ("error", "summary") else i + 1
                 for j in range(first, end):
@@ -265,7 +285,9 @@ def _gutter_end(lines: Sequence[str], classes: list[str], start: int) -> int:
 # --------------------------------------------------------------------------- what collapses
 
 
-def _run_keys(lines: Sequence[str], classes: list[str], guard: bytearray) -> list[str | None]:
+def _run_keys(
+    lines: Sequence[str], classes: list[str], guard: bytearray, shapes: _Shapes
+) -> list[str | None]:
     """Per line: the key its run collapses under ("" = blank, joins any run; None = kept)."""
     n = len(lines)
     keys: list[str | None] = [None] * n
@@ -294,7 +316,7 @@ def _run_keys(lines: Sequence[str], classes: list[str], guard: bytearray) -> lis
         elif kind in _QUIET:
             keys[i] = kind
         else:
-            keys[i] = "shape:" + L.shape(lines[i])
+            keys[i] = "shape:" + shapes[i]
         i += 1
     return keys
 

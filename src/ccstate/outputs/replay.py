@@ -142,10 +142,10 @@ class DigestTally:
 
 def _failure_lines(text: str, how: str) -> set[str]:
     if how == "json":
-        return {s for s in _strings(json.loads(text)) if lines.is_failure_line(s)}
+        return set(lines.failure_lines(_strings(json.loads(text))))
     if how == "jsonl":
-        return {s for s in _row_strings(lines.normalize(text)) if lines.is_failure_line(s)}
-    return {line for line in lines.normalize(text) if lines.is_failure_line(line)}
+        return set(lines.failure_lines(_row_strings(lines.normalize(text))))
+    return set(lines.failure_lines(lines.normalize(text)))
 
 
 def _kept_lines(body: core.Body) -> set[str]:
