@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import pickle
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -141,12 +142,13 @@ def report_all(
     progress: Callable[[int, int], Progress] | None = None,
 ) -> summary.Report:
     """The report of `files` (`summary.build_report` of their scans), each session built by
-    the worker that scans its files: the workers send back a session's numbers, not its
-    scans (a fifth of the bytes), and the parent is left to put them in order.
+    the worker that scans its files: the parent no longer builds every session alone after
+    the scans, nor holds every scan (whose objects its garbage collector walked again and
+    again at 50x); it takes the sessions in order.
 
     A session whose API responses an earlier session already counted (a resumed 1.0.x
-    session copies them) is built again here from its scans, so the result is the same.
-    Sessions whose files are all in the scan cache are built here, without workers.
+    session copies them) is built again here, from its scans as the worker pickled them, so
+    the result is the same. Sessions whose files are all in the scan cache are built here.
     """
     from ccstate import fanout
     from ccstate.report import summary, usage
@@ -183,22 +185,23 @@ def report_all(
     finally:
         bar.stop()
     scans = dict(cached)
-    for _part, fresh in results:
+    for _part, fresh, _pickled in results:
         scans.update(fresh)
     if cache is not None:
         for f, fresh_scan in scans.items():
             if f not in cached:
                 cache.put(f, fresh_scan)
         cache.save()
-    built: list[tuple[tuple[str, str], summary.SessionPart | None, tuple[str, str]]] = [
-        (part.order, part, key) for (key, _paths), (part, _fresh) in zip(todo, results, strict=True)
+    built: list[tuple[tuple[str, str], summary.SessionPart | None, tuple[str, str], bytes]] = [
+        (part.order, part, key, pickled)
+        for (key, _paths), (part, _fresh, pickled) in zip(todo, results, strict=True)
     ]
     done = {key for key, _paths in todo}
     for key, members in sessions.items():  # all cached: built in order from their scans
         if key not in done:
-            built.append((min(summary.scan_order(scans[p]) for p in members), None, key))
+            built.append((min(summary.scan_order(scans[p]) for p in members), None, key, b""))
     built.sort(key=lambda entry: entry[0])
-    return _assemble(built, sessions, scans, pricing, prefixes)
+    return _assemble(built, sessions, scans, pricing)
 
 
 def _session_task(
@@ -208,34 +211,39 @@ def _session_task(
     pricing: PricingTable,
     cached: dict[Path, usage.FileScan],
     keep: bool,
-) -> tuple[summary.SessionPart, list[tuple[Path, usage.FileScan]]]:
-    """In a worker: scan one session's files (those not cached) and build the session."""
+) -> tuple[summary.SessionPart, list[tuple[Path, usage.FileScan]], bytes]:
+    """In a worker: scan one session's files (those not cached) and build the session.
+    Besides the part: the fresh scans when they go to the cache (`keep`), else the scans
+    pickled, for the parent to build the session from if another counted its responses first
+    (bytes: sent as they are, decoded only then, no objects for the parent to hold)."""
     from ccstate.report import summary, usage
 
     (project, session_id), paths = item
     scans = [cached.get(p) or usage.scan_file(p, prefixes) for p in paths]
     part = summary.session_part(project, session_id, scans, pricing)
-    return part, [(p, s) for p, s in zip(paths, scans, strict=True) if keep and p not in cached]
+    if keep:
+        fresh = [(p, s) for p, s in zip(paths, scans, strict=True) if p not in cached]
+        return part, fresh, b""
+    return part, [], pickle.dumps(scans, pickle.HIGHEST_PROTOCOL)
 
 
 def _assemble(
-    built: list[tuple[tuple[str, str], summary.SessionPart | None, tuple[str, str]]],
+    built: list[tuple[tuple[str, str], summary.SessionPart | None, tuple[str, str], bytes]],
     sessions: dict[tuple[str, str], list[Path]],
     scans: dict[Path, usage.FileScan],
     pricing: PricingTable,
-    prefixes: tuple[str, ...],
 ) -> summary.Report:
     """The sessions in `build_report`'s order: a part taken as built, or the session built
     here from its scans (all cached, or sharing API responses with an earlier session)."""
-    from ccstate.report import summary, usage
+    from ccstate.report import summary
 
     builder = summary.ReportBuilder(pricing)
     counts = [0, 0, 0, 0]  # files, records, skipped lines, folded records
-    for _order, part, key in built:
+    for _order, part, key, pickled in built:
         if part is not None and builder.take(part):
             numbers = (part.files, part.records, part.skipped, part.folded)
         else:
-            members = [scans.get(p) or usage.scan_file(p, prefixes) for p in sessions[key]]
+            members = pickle.loads(pickled) if pickled else [scans[p] for p in sessions[key]]
             members.sort(key=summary.scan_order)
             builder.add(key[0], key[1], members)
             numbers = (
