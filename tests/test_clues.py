@@ -239,3 +239,16 @@ def test_a_text_made_ascii_finds_every_string_the_text_holds() -> None:
     assert pre.candidates("é sk-ant-abc") == [0]
     assert pre.candidates("😀 BEARER x") == [1]
     assert pre.candidates("😀 sk-an…t") == []
+
+
+def test_patterns_whose_first_needs_share_a_part_are_skipped_together() -> None:
+    pre = clues.Prefilter(
+        [re.compile("BEGIN RSA PRIVATE KEY"), re.compile("BEGIN EC PRIVATE KEY"), re.compile("x")],
+        [(), (), ()],
+    )
+    assert [(common, [n for n, _ in members]) for common, _f, members in pre._clusters] == [
+        (" PRIVATE KEY", [0, 1]),
+        ("", [2]),
+    ]
+    assert pre.candidates("BEGIN EC PRIVATE KEY") == [1]
+    assert pre.candidates("BEGIN EC PRIVATE") == []

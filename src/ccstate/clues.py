@@ -372,6 +372,7 @@ class Prefilter:
             (_TABLES[c], [(b"x" * length, entry) for length, entry in sorted(entries)])
             for c, entries in sorted(by_class.items())
         ]
+        self._clusters = _clusters(self._plain)
 
     def candidates(self, text: str, start: int = 0) -> list[int]:
         """The numbers (from `start` on, in order) of the patterns that may match `text`.
@@ -381,21 +382,27 @@ class Prefilter:
         times faster than in a text that holds other characters (each search would widen
         the string to the text's width first). (Loops written out, no call per need: this
         runs on every text redaction sees.)"""
-        todo = list(self._plain)  # and the patterns whose stretch the text holds
         plain = text.isascii()
         encoded = text.encode("ascii", "replace")
-        for table, entries in self._classes:
-            marked = encoded.translate(table)
-            for stretch, entry in entries:
-                if stretch not in marked:
-                    break  # the longer stretches are not there either
-                todo.append(entry)
         # folded needs are looked for in the lower-cased text; where the text holds one of
         # FOLDS_TO_ASCII, they are taken as held (None). No other character lower-cases to
         # ASCII (tests/test_clues.py), so a string in text.lower() is in ascii.lower().
         ascii_ = text if plain else encoded.decode("ascii")
         exact = plain or not any(c in text for c in FOLDS_TO_ASCII)
         lower = ascii_.lower() if exact else None
+        todo: list[_Entry] = []  # the patterns without a stretch, but those of a cluster
+        for common, folded, members in self._clusters:  # whose common part is not there
+            if common:
+                hay = ascii_ if not folded else lower
+                if hay is not None and common not in hay:
+                    continue
+            todo += members
+        for table, entries in self._classes:  # and the patterns whose stretch the text holds
+            marked = encoded.translate(table)
+            for stretch, entry in entries:
+                if stretch not in marked:
+                    break  # the longer stretches are not there either
+                todo.append(entry)
         found = []
         for number, needs_ in todo:
             if number < start:
@@ -422,6 +429,36 @@ class Prefilter:
                 found.append(number)
         found.sort()
         return found
+
+
+def _clusters(entries: list[_Entry]) -> list[tuple[str, bool, list[_Entry]]]:
+    """`entries` as (common, folded, members): every string of each member's first need (its
+    most telling) holds `common` (3 characters or more; in the lower-cased text if `folded`),
+    so a text without it is searched for none of them (the private-key shapes all hold
+    `PRIVATE KEY`). An entry in no cluster is ("", False, [entry])."""
+    keys: dict[int, tuple[str, bool]] = {}
+    for number, found in entries:
+        if found:
+            groups, folded = found[0]
+            keys[number] = (
+                _common([s for common, rest in groups for s in rest or (common,)]),
+                folded,
+            )
+    left, out = list(entries), []
+    while True:
+        holders: dict[tuple[str, bool], set[int]] = {}
+        for number, _found in left:
+            key, folded = keys.get(number, ("", False))
+            for size in range(3, len(key) + 1):
+                for at in range(len(key) - size + 1):
+                    holders.setdefault((key[at : at + size], folded), set()).add(number)
+        best = max(holders.items(), key=lambda kv: (len(kv[1]), len(kv[0][0])), default=None)
+        if best is None or len(best[1]) < 2:
+            break
+        (common, folded), numbers = best
+        out.append((common, folded, [e for e in left if e[0] in numbers]))
+        left = [e for e in left if e[0] not in numbers]
+    return out + [("", False, [e]) for e in left]
 
 
 def _groups(strings: list[str]) -> tuple[_Group, ...]:
