@@ -57,11 +57,10 @@ STOPWORDS = frozenset(
 
 def parts(text: str) -> str:
     """The pieces of compound identifiers in `text` (`parse_date`, `parseDate` -> parse date)."""
-    text = _candidates(text)
     if _JOINT.search(text) is None:  # no snake_case or camelCase at all (a quick scan)
         return ""
     out: list[str] = []
-    for word in dict.fromkeys(_identifiers(text)):
+    for word in dict.fromkeys(identifiers(text)):
         pieces = [
             p
             for chunk in word.split("_")
@@ -82,7 +81,7 @@ def identifiers(text: str) -> list[str]:
 def _candidates(text: str) -> str:
     """The whitespace-separated chunks of `text` that can hold a compound identifier (an `_`,
     or a capital letter), joined by spaces: a word never spans whitespace, so `_IDENT` finds
-    the same words in them, in the same order, and `_JOINT` finds one where it did."""
+    the same words in them, in the same order."""
     return " ".join(w for w in text.split() if "_" in w or not w.islower())
 
 
