@@ -202,7 +202,10 @@ def update(
     report.unchanged = len(sources) - len(planned)
     skip = _handoff_sessions(sources)
     func = functools.partial(extract, redactor=redactor, deadline=deadline, skip_sessions=skip)
-    writer = _Writer(con, planned, report)
+    # Every moment is (re)written: the full-text index is built once at the end, from `docs`,
+    # rather than source by source (a quarter less work for the one writer).
+    rebuild = full or con.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None
+    writer = _Writer(con, planned, report, rebuild)
     bulk = full or len(planned) >= BULK_SOURCES
     if bulk:  # a rebuild: no fsync per commit (the index is rebuilt from its sources)
         con.execute("PRAGMA synchronous=OFF")
@@ -221,6 +224,8 @@ def update(
                     continue
                 writer.put(number, func(job))
         writer.begin()
+        if rebuild and report.read:
+            con.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
         report.pruned_sessions = _bound(con, max_bytes)
         con.execute("COMMIT")
     except BaseException:
@@ -239,10 +244,13 @@ def update(
 
 class _Writer:
     """Stores each source's moments as soon as they come: with workers, this process writes
-    while the others read, and takes fewer files to read itself. One transaction."""
+    while the others read, and takes fewer files to read itself. One transaction. `rebuild`:
+    `docs` only (the caller rebuilds the full-text index from it before it commits)."""
 
-    def __init__(self, con: sqlite3.Connection, planned: list[Job], report: Report) -> None:
-        self.con, self.planned, self.report = con, planned, report
+    def __init__(
+        self, con: sqlite3.Connection, planned: list[Job], report: Report, rebuild: bool
+    ) -> None:
+        self.con, self.planned, self.report, self.rebuild = con, planned, report, rebuild
 
     def begin(self) -> None:
         if not self.con.in_transaction:
@@ -251,7 +259,7 @@ class _Writer:
     def put(self, number: int, got: Extracted) -> None:
         self.begin()
         job = self.planned[number]
-        _store(self.con, job, got)
+        _store(self.con, job, got, fts=not self.rebuild)
         self.report.read += 1
         self.report.moments += len(got.rows)
         self.report.bytes_read += max(0, got.offset - job.offset)
@@ -287,7 +295,8 @@ def _head(path: Path) -> str:
         return ""
 
 
-def _store(con: sqlite3.Connection, job: Job, got: Extracted) -> None:
+def _store(con: sqlite3.Connection, job: Job, got: Extracted, *, fts: bool = True) -> None:
+    """Write a source's moments and stamp; `fts`: its full-text entries too."""
     src = job.source
     try:
         st = src.path.stat()
@@ -305,24 +314,27 @@ def _store(con: sqlite3.Connection, job: Job, got: Extracted) -> None:
         ).lastrowid
     else:
         source_id = found[0]
-    if job.offset == 0:
+    if job.offset == 0 and fts:
         delete_docs(con, "source = ?", (source_id,))
-    last_id = con.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]
+    elif job.offset == 0:
+        con.execute("DELETE FROM docs WHERE source = ?", (source_id,))
     con.execute(
         "UPDATE sources SET size=?, mtime_ns=?, head=?, offset=?, line=?, state=?, pruned=0 "
         "WHERE id=?",
         (size, mtime, _head(src.path), got.offset, got.line, got.state, source_id),
     )
+    last_id = con.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]
     con.executemany(
         "INSERT INTO docs(source, kind, session, line, end_line, ts, branch, title, body, parts)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(source_id, *row) for row in got.rows],
     )
-    con.execute(  # one FTS insert per source: a trigger per row is about six times slower
-        "INSERT INTO fts(rowid, title, body, parts) "
-        "SELECT id, title, body, parts FROM docs WHERE id > ?",
-        (last_id,),
-    )
+    if fts:  # one FTS insert per source: a trigger per row is about six times slower
+        con.execute(
+            "INSERT INTO fts(rowid, title, body, parts) "
+            "SELECT id, title, body, parts FROM docs WHERE id > ?",
+            (last_id,),
+        )
 
 
 def delete_docs(con: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
