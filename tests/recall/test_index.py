@@ -244,18 +244,20 @@ def _fts_matches_docs(state: Path) -> list[int]:
         con.close()
 
 
-def test_the_full_text_index_holds_every_moment_however_it_was_built(tmp_path: Path) -> None:
-    """A first build writes `docs` and builds the full-text index once at the end; later
-    updates add to it source by source; a reindex rebuilds it: all agree with `docs`."""
+@pytest.mark.parametrize("batch", [1, 4, 1000])
+def test_the_full_text_index_holds_every_moment_however_it_was_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """Moments reach the full-text index a batch at a time, through first builds, updates
+    that re-read a rewritten source, and a reindex: it always agrees with `docs`."""
+    monkeypatch.setattr(index, "FTS_BATCH", batch)
     state = tmp_path / "state"
     files = [write_jsonl(tmp_path / f"{s}.jsonl", session_records(s)) for s in "abc"]
-    build(state, files[:2])  # an empty index: built at the end
-    assert len(_fts_matches_docs(state)) == count(
-        state, "SELECT count(*) FROM docs WHERE kind IN ('prompt', 'answer')"
-    )
-    build(state, files)  # one more source, into the index as it is
-    found = _fts_matches_docs(state)
-    assert len(found) == 6
+    build(state, files[:2])
+    assert len(_fts_matches_docs(state)) == 4  # a prompt and an answer per session
+    write_jsonl(files[1], session_records("b", 1))  # rewritten: its old moments go
+    build(state, files)
+    assert len(_fts_matches_docs(state)) == 6
     with files[0].open("a") as fh:  # a grown transcript, then everything again
         fh.write(json.dumps(prompt_record("the parser, once more", session="a")) + "\n")
     build(state, files, full=True)

@@ -33,6 +33,7 @@ INDEX_DIR = "recall"
 INDEX_NAME = "index.sqlite"
 SUMMARY_NAME = "summary.json"
 BULK_SOURCES = 50  # files read in one update from which it skips the fsyncs (a first build)
+FTS_BATCH = 1000  # new moments indexed by one statement (a trigger per row: six times slower)
 HEAD_BYTES = 512  # a transcript whose first bytes changed was rewritten: read it again
 NO_FTS5 = (
     "recall needs SQLite's FTS5 extension, which this Python's sqlite3 module (SQLite {version}) "
@@ -202,10 +203,7 @@ def update(
     report.unchanged = len(sources) - len(planned)
     skip = _handoff_sessions(sources)
     func = functools.partial(extract, redactor=redactor, deadline=deadline, skip_sessions=skip)
-    # Every moment is (re)written: the full-text index is built once at the end, from `docs`,
-    # rather than source by source (a quarter less work for the one writer).
-    rebuild = full or con.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None
-    writer = _Writer(con, planned, report, rebuild)
+    writer = _Writer(con, planned, report)
     bulk = full or len(planned) >= BULK_SOURCES
     if bulk:  # a rebuild: no fsync per commit (the index is rebuilt from its sources)
         con.execute("PRAGMA synchronous=OFF")
@@ -224,8 +222,7 @@ def update(
                     continue
                 writer.put(number, func(job))
         writer.begin()
-        if rebuild and report.read:
-            con.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
+        writer.flush()
         report.pruned_sessions = _bound(con, max_bytes)
         con.execute("COMMIT")
     except BaseException:
@@ -244,13 +241,17 @@ def update(
 
 class _Writer:
     """Stores each source's moments as soon as they come: with workers, this process writes
-    while the others read, and takes fewer files to read itself. One transaction. `rebuild`:
-    `docs` only (the caller rebuilds the full-text index from it before it commits)."""
+    while the others read, and takes fewer files to read itself. One transaction.
 
-    def __init__(
-        self, con: sqlite3.Connection, planned: list[Job], report: Report, rebuild: bool
-    ) -> None:
-        self.con, self.planned, self.report, self.rebuild = con, planned, report, rebuild
+    The full-text index takes new moments a batch at a time (`flush`, at least FTS_BATCH of
+    them, and at the end): FTS5 writes what one statement added as a segment of its own, so
+    a statement per source made a segment per source, and merging them cost a quarter more
+    than indexing in batches."""
+
+    def __init__(self, con: sqlite3.Connection, planned: list[Job], report: Report) -> None:
+        self.con, self.planned, self.report = con, planned, report
+        self.unindexed_after: int | None = None  # moments past this id await `flush`
+        self.unindexed = 0
 
     def begin(self) -> None:
         if not self.con.in_transaction:
@@ -259,12 +260,29 @@ class _Writer:
     def put(self, number: int, got: Extracted) -> None:
         self.begin()
         job = self.planned[number]
-        _store(self.con, job, got, fts=not self.rebuild)
+        before = _store(self.con, job, got)
+        if self.unindexed_after is None:
+            self.unindexed_after = before
+        self.unindexed += len(got.rows)
+        if self.unindexed >= FTS_BATCH:
+            self.flush()
         self.report.read += 1
         self.report.moments += len(got.rows)
         self.report.bytes_read += max(0, got.offset - job.offset)
         if got.stopped:
             self.report.stopped.append(f"{job.source.path.name}: {got.stopped}")
+
+    def flush(self) -> None:
+        """Index the moments stored since the last flush. Their ids are past every id the
+        index held before (new rows take the highest id plus one) and no later source of the
+        update deletes them (each source is read once), so `id > unindexed_after` is them."""
+        if self.unindexed_after is not None:
+            self.con.execute(
+                "INSERT INTO fts(rowid, title, body, parts) "
+                "SELECT id, title, body, parts FROM docs WHERE id > ?",
+                (self.unindexed_after,),
+            )
+        self.unindexed_after, self.unindexed = None, 0
 
 
 def _plan(con: sqlite3.Connection, src: Source, full: bool) -> Job | None:
@@ -295,8 +313,9 @@ def _head(path: Path) -> str:
         return ""
 
 
-def _store(con: sqlite3.Connection, job: Job, got: Extracted, *, fts: bool = True) -> None:
-    """Write a source's moments and stamp; `fts`: its full-text entries too."""
+def _store(con: sqlite3.Connection, job: Job, got: Extracted) -> int:
+    """Write a source's moments (not yet in the full-text index: `_Writer.flush`) and stamp;
+    the highest moment id before them."""
     src = job.source
     try:
         st = src.path.stat()
@@ -314,10 +333,8 @@ def _store(con: sqlite3.Connection, job: Job, got: Extracted, *, fts: bool = Tru
         ).lastrowid
     else:
         source_id = found[0]
-    if job.offset == 0 and fts:
+    if job.offset == 0:
         delete_docs(con, "source = ?", (source_id,))
-    elif job.offset == 0:
-        con.execute("DELETE FROM docs WHERE source = ?", (source_id,))
     con.execute(
         "UPDATE sources SET size=?, mtime_ns=?, head=?, offset=?, line=?, state=?, pruned=0 "
         "WHERE id=?",
@@ -329,12 +346,7 @@ def _store(con: sqlite3.Connection, job: Job, got: Extracted, *, fts: bool = Tru
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(source_id, *row) for row in got.rows],
     )
-    if fts:  # one FTS insert per source: a trigger per row is about six times slower
-        con.execute(
-            "INSERT INTO fts(rowid, title, body, parts) "
-            "SELECT id, title, body, parts FROM docs WHERE id > ?",
-            (last_id,),
-        )
+    return int(last_id)
 
 
 def delete_docs(con: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
