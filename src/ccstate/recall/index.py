@@ -33,7 +33,7 @@ INDEX_DIR = "recall"
 INDEX_NAME = "index.sqlite"
 SUMMARY_NAME = "summary.json"
 BULK_SOURCES = 50  # files read in one update from which it skips the fsyncs (a first build)
-FTS_BATCH = 1000  # new moments indexed by one statement (a trigger per row: six times slower)
+FTS_BATCH = 2000  # new moments indexed by one statement (a trigger per row: six times slower)
 HEAD_BYTES = 512  # a transcript whose first bytes changed was rewritten: read it again
 NO_FTS5 = (
     "recall needs SQLite's FTS5 extension, which this Python's sqlite3 module (SQLite {version}) "
