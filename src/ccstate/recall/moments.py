@@ -233,7 +233,8 @@ class TranscriptMoments:
             return
         name, tool_input, _use_line = pending
         text = block_text(block.get("content"))
-        if any(marker in text[:300] for marker in REJECTED):
+        head = text[:300]
+        if any(marker in head for marker in REJECTED):
             return  # the user said no, or a hook blocked it
         failed = bool(block.get("is_error"))
         errors = error_lines(text) if failed else []

@@ -82,7 +82,7 @@ def _candidates(text: str) -> str:
     """The whitespace-separated chunks of `text` that can hold a compound identifier (an `_`,
     or a capital letter), joined by spaces: a word never spans whitespace, so `_IDENT` finds
     the same words in them, in the same order."""
-    return " ".join(w for w in text.split() if "_" in w or not w.islower())
+    return " ".join([w for w in text.split() if "_" in w or not w.islower()])
 
 
 def _identifiers(text: str) -> list[str]:
