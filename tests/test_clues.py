@@ -224,3 +224,31 @@ def test_the_public_corpus_moments_redact_as_with_every_rule() -> None:
     assert len(texts) > 1000
     differ = [t for t in texts if redact.apply_rules(t) != redact.apply_rules(t, every_rule=True)]
     assert differ == []
+
+
+def test_strings_are_grouped_under_a_part_they_all_hold() -> None:
+    assert clues._groups(["xoxa-", "xoxb-"]) == (("xox", ("xoxa-", "xoxb-")),)
+    assert clues._groups(["ab", "cd"]) == (("ab", ()), ("cd", ()))
+    grouped = clues._groups(["app-", "oxa-", "oxb-"])
+    assert grouped == (("app-", ()), ("ox", ("oxa-", "oxb-")))
+
+
+def test_a_text_made_ascii_finds_every_string_the_text_holds() -> None:
+    """Needs are looked for in the text with each non-ASCII character as `?`."""
+    pre = clues.Prefilter([re.compile(r"sk-ant-\w+"), re.compile(r"(?i)bearer\s+\S+")], [(), ()])
+    assert pre.candidates("é sk-ant-abc") == [0]
+    assert pre.candidates("😀 BEARER x") == [1]
+    assert pre.candidates("😀 sk-an…t") == []
+
+
+def test_patterns_whose_first_needs_share_a_part_are_skipped_together() -> None:
+    pre = clues.Prefilter(
+        [re.compile("BEGIN RSA PRIVATE KEY"), re.compile("BEGIN EC PRIVATE KEY"), re.compile("x")],
+        [(), (), ()],
+    )
+    assert [(common, [n for n, _ in members]) for common, _f, members in pre._clusters] == [
+        (" PRIVATE KEY", [0, 1]),
+        ("", [2]),
+    ]
+    assert pre.candidates("BEGIN EC PRIVATE KEY") == [1]
+    assert pre.candidates("BEGIN EC PRIVATE") == []

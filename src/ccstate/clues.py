@@ -335,8 +335,18 @@ def _table(chars: frozenset[str]) -> bytes:
 _TABLES = tuple(_table(c) for c in RUN_CLASSES)
 
 
-# A pattern's number and its needs, as `candidates` checks them: ((strings, folded), ...).
-_Entry = tuple[int, tuple[tuple[tuple[str, ...], bool], ...]]
+# A pattern's number and its needs, as `candidates` checks them: ((groups, folded), ...),
+# the strings in ASCII (`_ascii`) and in groups (`_groups`).
+_Group = tuple[str, tuple[str, ...]]
+_Entry = tuple[int, tuple[tuple[tuple[_Group, ...], bool], ...]]
+
+
+def _ascii(string_: str) -> str:
+    """`string_` as `candidates` looks for it: in ASCII, any other character as `?` (one
+    character for one, so a string the text holds is found in the text made ASCII too)."""
+    if string_.isascii():
+        return string_
+    return string_.encode("ascii", "replace").decode("ascii")
 
 
 class Prefilter:
@@ -348,7 +358,10 @@ class Prefilter:
         self._plain: list[_Entry] = []
         by_class: dict[int, list[tuple[int, _Entry]]] = {}
         for number, (pattern, more) in enumerate(zip(patterns, extra, strict=True)):
-            found = tuple((tuple(sorted(n.strings)), n.folded) for n in needs(pattern) + more)
+            found = tuple(
+                (_groups(sorted({_ascii(s) for s in n.strings})), n.folded)
+                for n in needs(pattern) + more
+            )
             stretch = run(pattern)
             wide = _widen(stretch) if stretch is not None else None
             if wide is None:
@@ -359,40 +372,121 @@ class Prefilter:
             (_TABLES[c], [(b"x" * length, entry) for length, entry in sorted(entries)])
             for c, entries in sorted(by_class.items())
         ]
+        self._clusters = _clusters(self._plain)
 
     def candidates(self, text: str, start: int = 0) -> list[int]:
         """The numbers (from `start` on, in order) of the patterns that may match `text`.
 
-        (Loops written out, no call per need: this runs on every text redaction sees.)"""
-        todo = list(self._plain)  # and the patterns whose stretch the text holds
+        Strings are looked for in the text made ASCII (`_ascii`: a string held is found, a
+        `?` may stand for any other character: a pattern more, never one less), several
+        times faster than in a text that holds other characters (each search would widen
+        the string to the text's width first). (Loops written out, no call per need: this
+        runs on every text redaction sees.)"""
+        plain = text.isascii()
         encoded = text.encode("ascii", "replace")
-        for table, entries in self._classes:
+        # folded needs are looked for in the lower-cased text; where the text holds one of
+        # FOLDS_TO_ASCII, they are taken as held (None). No other character lower-cases to
+        # ASCII (tests/test_clues.py), so a string in text.lower() is in ascii.lower().
+        ascii_ = text if plain else encoded.decode("ascii")
+        exact = plain or not any(c in text for c in FOLDS_TO_ASCII)
+        lower = ascii_.lower() if exact else None
+        todo: list[_Entry] = []  # the patterns without a stretch, but those of a cluster
+        for common, folded, members in self._clusters:  # whose common part is not there
+            if common:
+                hay = ascii_ if not folded else lower
+                if hay is not None and common not in hay:
+                    continue
+            todo += members
+        for table, entries in self._classes:  # and the patterns whose stretch the text holds
             marked = encoded.translate(table)
             for stretch, entry in entries:
                 if stretch not in marked:
                     break  # the longer stretches are not there either
                 todo.append(entry)
-        # folded needs are looked for in the lower-cased text; where the text holds one of
-        # FOLDS_TO_ASCII, they are taken as held (None)
-        exact = text.isascii() or not any(c in text for c in FOLDS_TO_ASCII)
-        lower = text.lower() if exact else None
         found = []
         for number, needs_ in todo:
             if number < start:
                 continue
-            for strings, folded in needs_:
-                hay = text if not folded else lower
+            for groups, folded in needs_:
+                hay = ascii_ if not folded else lower
                 if hay is None:
                     continue
-                for string_ in strings:
-                    if string_ in hay:
-                        break
-                else:
+                held = False
+                for common, strings in groups:
+                    if common in hay:
+                        if not strings:  # a group of one: `common` is the string
+                            held = True
+                            break
+                        for string_ in strings:
+                            if string_ in hay:
+                                held = True
+                                break
+                        if held:
+                            break
+                if not held:
                     break  # no string of this need: the pattern cannot match
             else:
                 found.append(number)
         found.sort()
         return found
+
+
+def _clusters(entries: list[_Entry]) -> list[tuple[str, bool, list[_Entry]]]:
+    """`entries` as (common, folded, members): every string of each member's first need (its
+    most telling) holds `common` (3 characters or more; in the lower-cased text if `folded`),
+    so a text without it is searched for none of them (the private-key shapes all hold
+    `PRIVATE KEY`). An entry in no cluster is ("", False, [entry])."""
+    keys: dict[int, tuple[str, bool]] = {}
+    for number, found in entries:
+        if found:
+            groups, folded = found[0]
+            keys[number] = (
+                _common([s for common, rest in groups for s in rest or (common,)]),
+                folded,
+            )
+    left, out = list(entries), []
+    while True:
+        holders: dict[tuple[str, bool], set[int]] = {}
+        for number, _found in left:
+            key, folded = keys.get(number, ("", False))
+            for size in range(3, len(key) + 1):
+                for at in range(len(key) - size + 1):
+                    holders.setdefault((key[at : at + size], folded), set()).add(number)
+        best = max(holders.items(), key=lambda kv: (len(kv[1]), len(kv[0][0])), default=None)
+        if best is None or len(best[1]) < 2:
+            break
+        (common, folded), numbers = best
+        out.append((common, folded, [e for e in left if e[0] in numbers]))
+        left = [e for e in left if e[0] not in numbers]
+    return out + [("", False, [e]) for e in left]
+
+
+def _groups(strings: list[str]) -> tuple[_Group, ...]:
+    """A need's strings as (common, strings) groups, so that a text without `common` (a part
+    of every string of its group) is searched for none of them: the strings of a group share
+    their two first characters, or all of them share a part of two characters or more
+    (`xoxa-`, `xoxb-`: `xox`). A group of one is (the string, ())."""
+    common = _common(strings)
+    if len(strings) > 1 and len(common) >= 2:
+        return ((common, tuple(strings)),)
+    by_start: dict[str, list[str]] = {}
+    for string_ in strings:
+        by_start.setdefault(string_[:2], []).append(string_)
+    return tuple(
+        (group[0], ()) if len(group) == 1 else (_common(group), tuple(group))
+        for group in by_start.values()
+    )
+
+
+def _common(strings: list[str]) -> str:
+    """The longest string that every one of `strings` holds ("" when none)."""
+    shortest = min(strings, key=len, default="")
+    for size in range(len(shortest), 0, -1):
+        for at in range(len(shortest) - size + 1):
+            part = shortest[at : at + size]
+            if all(part in s for s in strings):
+                return part
+    return ""
 
 
 def _widen(stretch: Run) -> tuple[int, int] | None:

@@ -231,3 +231,35 @@ def test_a_big_update_restores_durable_commits_afterwards(tmp_path: Path) -> Non
         assert con.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     finally:
         con.close()
+
+
+def _fts_matches_docs(state: Path) -> list[int]:
+    """FTS5's check of the index against `docs` (raises when they differ); the moments a
+    word of every moment finds."""
+    con = sqlite3.connect(index.index_path(state))
+    try:
+        con.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 1)")
+        return [r[0] for r in con.execute("SELECT rowid FROM fts WHERE fts MATCH 'parser'")]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("batch", [1, 4, 1000])
+def test_the_full_text_index_holds_every_moment_however_it_was_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """Moments reach the full-text index a batch at a time, through first builds, updates
+    that re-read a rewritten source, and a reindex: it always agrees with `docs`."""
+    monkeypatch.setattr(index, "FTS_BATCH", batch)
+    state = tmp_path / "state"
+    files = [write_jsonl(tmp_path / f"{s}.jsonl", session_records(s)) for s in "abc"]
+    build(state, files[:2])
+    assert len(_fts_matches_docs(state)) == 4  # a prompt and an answer per session
+    write_jsonl(files[1], session_records("b", 1))  # rewritten: its old moments go
+    build(state, files)
+    assert len(_fts_matches_docs(state)) == 6
+    with files[0].open("a") as fh:  # a grown transcript, then everything again
+        fh.write(json.dumps(prompt_record("the parser, once more", session="a")) + "\n")
+    build(state, files, full=True)
+    assert len(_fts_matches_docs(state)) == 7
+    assert count(state, "SELECT count(*) FROM fts") == count(state)

@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ccstate.recall import moments
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record
@@ -142,3 +144,22 @@ def test_successful_look_arounds_are_not_moments(command: str, looking: bool) ->
     ]
     kinds = [(m.kind, m.line) for m in scan(records)]
     assert kinds == ([] if looking else [("command", 2)]) + [("command", 4)]  # failures stay
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["error", "E0308", "e ", "  at x", "failed", "Fehler", "é", "\n", " "])
+        | st.text(alphabet="aeErRo \n\t\u00a0\u2028é0123_", max_size=10),
+        max_size=12,
+    ).map("".join)
+)
+def test_error_lines_on_ascii_text_match_the_unicode_pattern(sample: str) -> None:
+    """The ASCII-mode pattern (the fast path) finds the lines the Unicode one finds."""
+    found = moments.error_lines(sample)
+    original = moments._ERROR_LINE_ASCII
+    try:
+        moments._ERROR_LINE_ASCII = moments._ERROR_LINE
+        assert found == moments.error_lines(sample)
+    finally:
+        moments._ERROR_LINE_ASCII = original

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ccstate.recall import text
 
 
@@ -13,6 +16,19 @@ def test_parts_split_snake_and_camel_case_identifiers_only() -> None:
 def test_parts_are_bounded() -> None:
     many = " ".join(f"name_{i}_x" for i in range(1000))
     assert len(text.parts(many).split()) == text.MAX_PARTS
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["parse_date", "parseDate", "_x", "a_", "X", "é", "é_é", "aÉ", "…", "😀"])
+        | st.text(alphabet="abAZ_1é \n\t\u3000-.…😀\u00a0", max_size=12),
+        max_size=10,
+    ).map("".join)
+)
+def test_identifiers_finds_what_the_unicode_pattern_finds(sample: str) -> None:
+    """The fast paths (ASCII mode; chunks that can hold one) change nothing."""
+    assert text.identifiers(sample) == text._IDENT.findall(sample)
 
 
 def test_query_terms_drop_filler_and_keep_identifiers_paths_and_codes() -> None:

@@ -83,17 +83,22 @@ def _extract_transcript(job: Job, redactor: redact.Redactor, deadline: float | N
         scan.finish()
         rows += [_row(m, redactor, src.session) for m in scan.drain()]
     # The state holds raw text (pending calls, open errors, the last answer): redacted too.
-    state_text = json.dumps(_redacted(scan.state(), redactor), separators=(",", ":"))
+    # Each distinct string once (recent edits often name the same file).
+    done: dict[str, str] = {}
+    state_text = json.dumps(_redacted(scan.state(), redactor, done), separators=(",", ":"))
     return Extracted(rows, cursor.offset, cursor.line, state_text, cursor.stopped, cursor.oversize)
 
 
-def _redacted(value: Any, redactor: redact.Redactor) -> Any:
+def _redacted(value: Any, redactor: redact.Redactor, done: dict[str, str]) -> Any:
     if isinstance(value, str):
-        return redactor.redact(value)
+        found = done.get(value)
+        if found is None:
+            found = done[value] = redactor.redact(value)
+        return found
     if isinstance(value, list):
-        return [_redacted(v, redactor) for v in value]
+        return [_redacted(v, redactor, done) for v in value]
     if isinstance(value, dict):
-        return {k: _redacted(v, redactor) for k, v in value.items()}
+        return {k: _redacted(v, redactor, done) for k, v in value.items()}
     return value
 
 

@@ -52,7 +52,8 @@ def iter_records(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each user/assistant record after `cursor`, advancing it.
 
-    `skip(line)` may decline a line before it is decoded.
+    `skip(line)` may decline a user or assistant line before it is decoded (lines of other
+    types are declined before it is asked).
     """
     loads = transcript.fast_loads()
     with path.open("rb") as fh:
@@ -68,9 +69,12 @@ def iter_records(
             if raw is None:
                 cursor.oversize += 1
                 continue
+            kind = transcript.top_level_type(raw)  # progress, system notices, snapshots
+            if kind is not None and kind not in WANTED:
+                continue  # undecoded
             if skip is not None and skip(raw):
                 continue
-            record = _decode(raw, loads)
+            record = _decode(raw, kind, loads)
             if record is not None:
                 yield cursor.line, record
 
@@ -103,10 +107,9 @@ def _lines(fh: Any, limit: int) -> Iterator[tuple[bytes | None, int]]:
             skipped, rest = len(rest), b""
 
 
-def _decode(raw: bytes, loads: Any) -> dict[str, Any] | None:
-    kind = transcript.top_level_type(raw)  # progress, system notices, snapshots: undecoded
-    if kind is not None and kind not in WANTED:
-        return None
+def _decode(raw: bytes, kind: str | None, loads: Any) -> dict[str, Any] | None:
+    """The record of a line whose top-level type is `kind` (user, assistant or None: unknown
+    before decoding), or None when it is not one recall reads."""
     if len(raw) <= _SHORT:
         record = _loads(raw, loads)
         return record if isinstance(record, dict) and record.get("type") in WANTED else None
