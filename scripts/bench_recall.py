@@ -5,8 +5,10 @@
     python scripts/bench_recall.py --sessions 200 --rounds 1 --no-hook
 
 1. Lays out `--sessions` transcripts generated from ../shared/transcripts/public (each a
-   copy of one corpus file, in turn, with a fresh session id) as one project's sessions
-   under a temporary HOME, as Claude Code keeps them.
+   copy of one corpus file, in turn, with fresh session, message and request ids and uuids:
+   `scale_fixtures.fresh_ids`, as the scaling bench's copies) as one project's sessions
+   under a temporary HOME, as Claude Code keeps them. Distinct sessions share no API call,
+   as a project's real sessions do not (the report would count them once).
 2. Each round, in fresh processes through the `ccstate` console script: a cold
    `ccstate report <folder> --json --no-cache`, then `ccstate recall --reindex` into an
    empty state dir. The figure is the median of the per-round ratios (target < 2x).
@@ -36,6 +38,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+sys.path.insert(0, str(REPO / "scripts"))
+
+import scale_fixtures as fx  # noqa: E402
+
 from ccstate import paths  # noqa: E402
 from ccstate.recall import index, search  # noqa: E402
 
@@ -55,18 +61,18 @@ def session_of(data: bytes) -> str | None:
 
 
 def generate(corpus: Path, folder: Path, count: int) -> int:
-    """`count` sessions in `folder`, each a corpus file with a fresh session id; bytes."""
-    sources = sorted(corpus.glob("*.jsonl"))
+    """`count` sessions in `folder`: corpus file n % files as copy n // files + 1, every id
+    fresh (`scale_fixtures.fresh_ids`), named by its fresh session id; bytes written."""
+    sources = [(source, session) for source, _slug, session in fx.corpus_files(corpus)]
     folder.mkdir(parents=True)
+    texts = [s.read_text(encoding="utf-8", errors="surrogateescape") for s, _ in sources]
     total = 0
-    blobs = [(p.read_bytes(), None) for p in sources]
-    blobs = [(data, session_of(data)) for data, _ in blobs]
     for n in range(count):
-        data, old = blobs[n % len(blobs)]
-        new = str(uuid.UUID(int=n + 1, version=4))
-        out = data.replace(old.encode(), new.encode()) if old else data
-        (folder / f"{new}.jsonl").write_bytes(out)
-        total += len(out)
+        copy = n // len(sources) + 1
+        session = fx.fresh_id(sources[n % len(sources)][1], copy)
+        data = fx.fresh_ids(texts[n % len(sources)], copy).encode("utf-8", "surrogateescape")
+        (folder / f"{session}.jsonl").write_bytes(data)
+        total += len(data)
     return total
 
 
