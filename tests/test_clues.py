@@ -18,6 +18,10 @@ from test_redact import AWS, GITHUB, GITHUB_PAT, JWT, OPENAI, PEM, SLACK
 
 # CLUES_EXAMPLES=20000 for a longer search (the CI runs 400 per property)
 EXAMPLES_N = int(os.environ.get("CLUES_EXAMPLES", "400"))
+# the property tests' settings: CLUES_EXAMPLES examples, no deadline (the rules are many)
+PROPERTY = settings(
+    max_examples=EXAMPLES_N, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 SECRETS = [secret for _kind, _text, secret, _neg in KINDS] + [
     AWS,
     GITHUB,
@@ -122,21 +126,13 @@ def test_every_matching_rule_is_a_candidate_on_the_corpus() -> None:
     assert sum(len(_candidates(t)) for t in ORDINARY) < 0.2 * rules * len(ORDINARY)
 
 
-@settings(
-    max_examples=EXAMPLES_N,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@PROPERTY
 @given(TEXTS)
 def test_every_matching_rule_is_a_candidate(text: str) -> None:
     assert set(_matching(text)) <= set(_candidates(text))
 
 
-@settings(
-    max_examples=EXAMPLES_N,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@PROPERTY
 @given(TEXTS)
 def test_prefiltered_rules_redact_as_every_rule_does(text: str) -> None:
     assert redact.apply_rules(text) == redact.apply_rules(text, every_rule=True)
@@ -191,7 +187,7 @@ def test_a_run_of_token_characters_gates_a_long_shape() -> None:
     assert pre.candidates("a " + "Ab1/" * 9 + "Ab1\u00e9" + " b") == [0]  # é: may be \w
 
 
-@settings(max_examples=EXAMPLES_N, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@PROPERTY
 @given(TEXTS)
 def test_the_lower_case_gate_agrees_with_the_case_insensitive_one(text: str) -> None:
     """An assignment rule's gate runs without `(?i)` on the lower-cased text when it can."""

@@ -17,7 +17,7 @@ from ccstate import paths, transcript
 from ccstate.errors import CcstateError
 
 if TYPE_CHECKING:
-    from ccstate.report import summary, usage
+    from ccstate.report import scan_cache, summary, usage
     from ccstate.report.pricing import PricingTable
 
 PARALLEL_MIN_BYTES = 4 << 20  # below this, forking workers costs more than it saves
@@ -98,39 +98,17 @@ def scan_all(
     """The scans of `files`: from the cache or read, over several processes when they are
     big (the charts of `--html` need them; `report_all` builds the rest). `progress(count,
     size)` makes the object told about the bytes scanned (the CLI's progress bar)."""
-    from ccstate import fanout
     from ccstate.report import usage
 
     prefixes = usage.notice_prefixes()
-    cache = None
-    if use_cache:
-        from ccstate.report import scan_cache
-
-        cache = scan_cache.ScanCache(scan_cache.default_path(), prefixes)
-    done = {f: cache.get(f) for f in files} if cache is not None else {}
-    todo = sorted((f for f in files if done.get(f) is None), key=_size, reverse=True)
+    cache, done = _cached(files, use_cache, prefixes)
+    todo = sorted((f for f in files if f not in done), key=_size, reverse=True)
     sizes = [_size(f) for f in todo]  # big files first: the workers end together
-    auto = auto_workers(len(todo), sum(sizes))
-    transcript.fast_loads()  # import the decoder once, before any fork
-    bar = (progress or _Silent)(len(todo), sum(sizes))
-
-    try:  # the bar's thread starts after the forks: forking a threaded process can deadlock
-        scans = fanout.fan_out(
-            functools.partial(usage.scan_file, prefixes=prefixes),
-            todo,
-            jobs or auto,
-            on_result=lambda index, _scan: bar.advance(sizes[index]),
-            after_fork=bar.start,
-        )
-    finally:
-        bar.stop()
-    fresh = dict(zip(todo, scans, strict=True))
-    if cache is not None:
-        for f, scan in fresh.items():
-            cache.put(f, scan)
-        cache.save()
+    task = functools.partial(usage.scan_file, prefixes=prefixes)
+    fresh = dict(zip(todo, _fan_out(task, todo, sizes, len(todo), jobs, progress), strict=True))
+    _save(cache, fresh)
     done.update(fresh)
-    return [s for f in files if (s := done[f]) is not None]
+    return [done[f] for f in files]
 
 
 def report_all(
@@ -150,18 +128,10 @@ def report_all(
     session copies them) is built again here, from its scans as the worker pickled them, so
     the result is the same. Sessions whose files are all in the scan cache are built here.
     """
-    from ccstate import fanout
     from ccstate.report import summary, usage
 
     prefixes = usage.notice_prefixes()
-    cache = None
-    if use_cache:
-        from ccstate.report import scan_cache
-
-        cache = scan_cache.ScanCache(scan_cache.default_path(), prefixes)
-    cached: dict[Path, usage.FileScan] = {}
-    if cache is not None:
-        cached = {f: s for f in files if (s := cache.get(f)) is not None}
+    cache, cached = _cached(files, use_cache, prefixes)
     sessions: dict[tuple[str, str], list[Path]] = {}
     for f in files:
         sessions.setdefault(usage.file_session(f)[:2], []).append(f)
@@ -169,29 +139,15 @@ def report_all(
     sizes = [sum(_size(p) for p in paths if p not in cached) for _key, paths in todo]
     order = sorted(range(len(todo)), key=lambda i: sizes[i], reverse=True)  # big ones first
     todo, sizes = [todo[i] for i in order], [sizes[i] for i in order]
-    transcript.fast_loads()  # import the decoder once, before any fork
-    bar = (progress or _Silent)(len(todo), sum(sizes))
     task = functools.partial(
         _session_task, prefixes=prefixes, pricing=pricing, cached=cached, keep=cache is not None
     )
-    try:  # the bar's thread starts after the forks: forking a threaded process can deadlock
-        results = fanout.fan_out(
-            task,
-            todo,
-            jobs or auto_workers(sum(len(p) for _k, p in todo), sum(sizes)),
-            on_result=lambda index, _result: bar.advance(sizes[index]),
-            after_fork=bar.start,
-        )
-    finally:
-        bar.stop()
+    count = sum(len(paths) for _key, paths in todo)
+    results = _fan_out(task, todo, sizes, count, jobs, progress)
     scans = dict(cached)
     for _part, fresh, _pickled in results:
         scans.update(fresh)
-    if cache is not None:
-        for f, fresh_scan in scans.items():
-            if f not in cached:
-                cache.put(f, fresh_scan)
-        cache.save()
+    _save(cache, {f: scan for f, scan in scans.items() if f not in cached})
     built: list[tuple[tuple[str, str], summary.SessionPart | None, tuple[str, str], bytes]] = [
         (part.order, part, key, pickled)
         for (key, _paths), (part, _fresh, pickled) in zip(todo, results, strict=True)
@@ -202,6 +158,51 @@ def report_all(
             built.append((min(summary.scan_order(scans[p]) for p in members), None, key, b""))
     built.sort(key=lambda entry: entry[0])
     return _assemble(built, sessions, scans, pricing)
+
+
+def _cached(
+    files: list[Path], use_cache: bool, prefixes: tuple[str, ...]
+) -> tuple[scan_cache.ScanCache | None, dict[Path, usage.FileScan]]:
+    """The scan cache (None: not used) and the scans it holds of `files`."""
+    if not use_cache:
+        return None, {}
+    from ccstate.report import scan_cache
+
+    cache = scan_cache.ScanCache(scan_cache.default_path(), prefixes)
+    return cache, {f: s for f in files if (s := cache.get(f)) is not None}
+
+
+def _fan_out(
+    task: Callable[[Any], Any],
+    todo: list[Any],
+    sizes: list[int],
+    files: int,
+    jobs: int | None,
+    progress: Callable[[int, int], Progress] | None,
+) -> list[Any]:
+    """`task` over `todo` (items of `sizes` bytes, `files` files in all) on the workers
+    `jobs` or `auto_workers` asks for, the progress bar told of each item done."""
+    from ccstate import fanout
+
+    transcript.fast_loads()  # import the decoder once, before any fork
+    bar = (progress or _Silent)(len(todo), sum(sizes))
+    try:  # the bar's thread starts after the forks: forking a threaded process can deadlock
+        return fanout.fan_out(
+            task,
+            todo,
+            jobs or auto_workers(files, sum(sizes)),
+            on_result=lambda index, _result: bar.advance(sizes[index]),
+            after_fork=bar.start,
+        )
+    finally:
+        bar.stop()
+
+
+def _save(cache: scan_cache.ScanCache | None, fresh: dict[Path, usage.FileScan]) -> None:
+    if cache is not None:
+        for f, scan in fresh.items():
+            cache.put(f, scan)
+        cache.save()
 
 
 def _session_task(
