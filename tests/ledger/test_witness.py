@@ -75,6 +75,29 @@ def test_subagents_are_witnessed_by_their_own_transcript(tmp_path: Path) -> None
     assert witness.transcript_for("", "sid", "abc") == ""
 
 
+def test_a_subagents_own_transcript_appearing_later_is_searched_from_its_start(
+    tmp_path: Path,
+) -> None:
+    main = tmp_path / "sid.jsonl"
+    _write(main, LINE)
+    _why, seen = witness.scan(str(main), {}, must_scan=True)  # the own file is not there yet
+    own = tmp_path / "sid" / "subagents" / "agent-abc.jsonl"
+    own.parent.mkdir(parents=True)
+    _write(own, LINE, LINE)
+    assert witness.transcript_for(str(main), "sid", "abc") == str(own)
+    why, moved = witness.scan(str(own), seen, must_scan=True)
+    assert why == "" and moved["path"] == str(own) and moved["offset"] == own.stat().st_size
+    _write(own, '{"type":"system","subtype":"compact_boundary"}')  # before the move: found
+    assert witness.scan(str(own), seen, must_scan=True)[0] == "transcript shows compact_boundary"
+    # any other change of path ends the epoch: another session's transcript or one of its
+    # subagents', or back from the own file to the session's
+    for other in (tmp_path / "other.jsonl", tmp_path / "other" / "subagents" / "agent-abc.jsonl"):
+        other.parent.mkdir(parents=True, exist_ok=True)
+        _write(other, LINE)
+        assert witness.scan(str(other), seen, must_scan=True)[0] == "transcript path changed"
+    assert witness.scan(str(main), moved, must_scan=True)[0] == "transcript path changed"
+
+
 def test_generation_and_idle(tmp_path: Path) -> None:
     assert witness.read_generation(str(tmp_path)) == ""
     (tmp_path / "generation").write_text("g1\n")

@@ -59,11 +59,26 @@ def transcript_for(transcript_path: str, session_id: str, agent_id: str | None) 
     return transcript_path
 
 
+def own_transcript_of(main: str, path: str) -> bool:
+    """Is `path` a subagent's own transcript beside the session transcript `main`?"""
+    folder, name = os.path.split(path)
+    return (
+        name.startswith("agent-")
+        and os.path.basename(folder) == "subagents"
+        and os.path.dirname(folder) == os.path.splitext(main)[0]
+    )
+
+
 def scan(path: str, seen: Mapping[str, Any], *, must_scan: bool) -> tuple[str, dict[str, Any]]:
     """(why the context may have lost results, or "", the new witness state).
 
     `seen` is the state after the last check: {"path", "offset", "ino"}. With `must_scan`
     False (the context holds nothing yet) the new bytes are skipped, not searched.
+
+    A subagent is witnessed by the session's transcript until Claude Code creates the
+    subagent's own file, which it may do only after the subagent's first tool calls. That
+    move is no lost context: the own file records everything the subagent's context holds,
+    so it is searched from its start instead.
     """
     if not path:
         return "", {}
@@ -81,7 +96,9 @@ def scan(path: str, seen: Mapping[str, Any], *, must_scan: bool) -> tuple[str, d
         if not must_scan:
             return "", now
         if old_path and old_path != path:
-            return "transcript path changed", now
+            if not (isinstance(old_path, str) and own_transcript_of(old_path, path)):
+                return "transcript path changed", now
+            known = False  # its own file appeared (see above): searched from its start
         start = old_offset if known else 0
         assert isinstance(start, int)
         if known and (old_ino != st.st_ino or st.st_size < start):
