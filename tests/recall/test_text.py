@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +31,13 @@ def test_parts_are_bounded() -> None:
 def test_identifiers_finds_what_the_unicode_pattern_finds(sample: str) -> None:
     """The fast paths (ASCII mode; chunks that can hold one) change nothing."""
     assert text.identifiers(sample) == text._IDENT.findall(sample)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abAZ09_ é-\n", max_size=16))
+def test_has_joint_is_the_alternation_of_both_joints(sample: str) -> None:
+    joint = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]")
+    assert text.has_joint(sample) == (joint.search(sample) is not None)
 
 
 def test_query_terms_drop_filler_and_keep_identifiers_paths_and_codes() -> None:

@@ -16,7 +16,11 @@ _IDENT = re.compile(r"\b(?:\w+_[^\W_]\w*|\w*[a-z][A-Z]\w*)")
 # The same on ASCII text: `\w` is then a table lookup, not a Unicode database query per
 # character (several times faster; on ASCII text both find the same words).
 _IDENT_ASCII = re.compile(_IDENT.pattern, re.ASCII)
-_JOINT = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]")
+# Where a compound identifier joins its pieces: searched as two patterns, the first only
+# when the text holds a `_` at all (each alone starts with one character class, which the
+# regex engine skips ahead to; the alternation of both was twice as slow)
+_SNAKE_JOINT = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]")
+_CAMEL_JOINT = re.compile(r"[a-z][A-Z]")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[^\W_]+(?:_+[^\W_]+)*", re.UNICODE)
 _SPACE = re.compile(r"\s+")
@@ -57,7 +61,7 @@ STOPWORDS = frozenset(
 
 def parts(text: str) -> str:
     """The pieces of compound identifiers in `text` (`parse_date`, `parseDate` -> parse date)."""
-    if _JOINT.search(text) is None:  # no snake_case or camelCase at all (a quick scan)
+    if not has_joint(text):  # no snake_case or camelCase at all (a quick scan)
         return ""
     out: list[str] = []
     for word in dict.fromkeys(identifiers(text)):
@@ -71,6 +75,13 @@ def parts(text: str) -> str:
             if len(out) >= MAX_PARTS:
                 break
     return " ".join(out[:MAX_PARTS]).lower()
+
+
+def has_joint(text: str) -> bool:
+    """Does `text` hold `[A-Za-z0-9]_[A-Za-z0-9]` or `[a-z][A-Z]`?"""
+    if "_" in text and _SNAKE_JOINT.search(text) is not None:
+        return True
+    return _CAMEL_JOINT.search(text) is not None
 
 
 def identifiers(text: str) -> list[str]:
