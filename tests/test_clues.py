@@ -87,6 +87,23 @@ PIECES = st.one_of(
 TEXTS = st.lists(PIECES, max_size=8).map("".join)
 
 
+# the prefilter's two ways: one automaton pass (ahocorasick_rs, a dependency) and one `in`
+# per string (a python3 without the dependency)
+BOTH = pytest.mark.parametrize("accelerate", [True, False], ids=["one-pass", "in-per-string"])
+
+
+def _both() -> tuple[clues.Prefilter, clues.Prefilter]:
+    rules = redact._rules()
+    gates = [clues.needs(r.gate) if r.gate is not None else () for r in rules]
+    patterns = [r.pattern for r in rules]
+    fast = clues.Prefilter(patterns, gates)
+    assert fast.accelerated, "ahocorasick_rs (a dependency) is not installed"
+    return fast, clues.Prefilter(patterns, gates, accelerate=False)
+
+
+FAST, SLOW = _both()
+
+
 @pytest.fixture(autouse=True)
 def _prefilter_built() -> None:
     """`apply_rules` uses the prefilter once it is built (after PREFILTER_AFTER texts)."""
@@ -171,16 +188,20 @@ def test_needs(pattern: str, expected: set[tuple[str, ...]]) -> None:
     assert all(n.folded == pattern.startswith("(?i)") for n in got)
 
 
-def test_a_case_insensitive_need_is_found_whatever_the_case() -> None:
-    pre = clues.Prefilter([re.compile(r"(?i)bearer\s+\w{12,}")], [()])
+@BOTH
+def test_a_case_insensitive_need_is_found_whatever_the_case(accelerate: bool) -> None:
+    pre = clues.Prefilter([re.compile(r"(?i)bearer\s+\w{12,}")], [()], accelerate=accelerate)
     assert pre.candidates("Authorization: BEARER abcdefghijkl") == [0]
     assert pre.candidates("Authorization: \u212a bearer abcdefghijkl") == [0]
     assert pre.candidates("Authorization: token abcdefghijkl") == []
 
 
-def test_a_run_of_token_characters_gates_a_long_shape() -> None:
+@BOTH
+def test_a_run_of_token_characters_gates_a_long_shape(accelerate: bool) -> None:
     pre = clues.Prefilter(
-        [re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")], [()]
+        [re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")],
+        [()],
+        accelerate=accelerate,
     )
     assert pre.candidates("a " + "Ab1/" * 10 + " b") == [0]
     assert pre.candidates("a " + "Ab1/" * 9 + " b") == []
@@ -229,9 +250,14 @@ def test_strings_are_grouped_under_a_part_they_all_hold() -> None:
     assert grouped == (("app-", ()), ("ox", ("oxa-", "oxb-")))
 
 
-def test_a_text_made_ascii_finds_every_string_the_text_holds() -> None:
+@BOTH
+def test_a_text_made_ascii_finds_every_string_the_text_holds(accelerate: bool) -> None:
     """Needs are looked for in the text with each non-ASCII character as `?`."""
-    pre = clues.Prefilter([re.compile(r"sk-ant-\w+"), re.compile(r"(?i)bearer\s+\S+")], [(), ()])
+    pre = clues.Prefilter(
+        [re.compile(r"sk-ant-\w+"), re.compile(r"(?i)bearer\s+\S+")],
+        [(), ()],
+        accelerate=accelerate,
+    )
     assert pre.candidates("é sk-ant-abc") == [0]
     assert pre.candidates("😀 BEARER x") == [1]
     assert pre.candidates("😀 sk-an…t") == []
@@ -248,3 +274,63 @@ def test_patterns_whose_first_needs_share_a_part_are_skipped_together() -> None:
     ]
     assert pre.candidates("BEGIN EC PRIVATE KEY") == [1]
     assert pre.candidates("BEGIN EC PRIVATE") == []
+
+
+@PROPERTY
+@given(TEXTS, st.integers(0, 100))
+def test_one_pass_gives_what_a_search_per_string_gives(text: str, start: int) -> None:
+    assert FAST.candidates(text, start) == SLOW.candidates(text, start)
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
+def test_one_pass_gives_what_a_search_per_string_gives_on_the_corpus_moments() -> None:
+    from ccstate.recall import moments, reader, sources
+
+    texts = []
+    for path in sorted(PUBLIC.glob("*.jsonl")):
+        scan = moments.TranscriptMoments(sources.transcript_source(path).session)
+        for line, record in reader.iter_records(path, reader.Cursor(), skip=scan.skip_line):
+            scan.feed(line, record)
+        scan.finish()
+        texts += [f"{m.title}\x00\n{m.body}" for m in scan.drain()]
+    variants = [v for t in texts for v in (t, t.upper(), "\u212a" + t, t.replace("e", "é"))]
+    assert len(texts) > 1000
+    differ = [t for t in variants if FAST.candidates(t) != SLOW.candidates(t)]
+    assert differ == []
+
+
+SHAPES = [
+    r"x",  # a need of one short string, no stretch: looked at in every text
+    r"\d+",  # no need, no stretch: a candidate for every text
+    r"(?i)bearer\s+\w{12,}",  # a folded key
+    r"(?i)token[:=]\s*[A-Za-z0-9]{30}",  # a folded key and a stretch
+    r"AKIA[A-Z0-9]{16}",  # an exact key and a stretch
+    r"(?:a|c)-[A-Za-z0-9_-]{20}",  # a need of short strings and a stretch: by stretch
+    r"(?i)[A-Z]{14}",  # a stretch alone
+]
+
+
+@PROPERTY
+@given(
+    st.lists(
+        st.sampled_from(["x", "7", "bearer ", "BEARER", "token=", "AKIA", "a-", "c-", " "])
+        | st.text(alphabet="abcdxyzAKIQ019_-= \u212aé", max_size=40),
+        max_size=8,
+    ).map("".join),
+    st.integers(0, 6),
+)
+def test_one_pass_handles_every_kind_of_pattern(text: str, start: int) -> None:
+    patterns = [re.compile(p) for p in SHAPES]
+    fast = clues.Prefilter(patterns, [()] * len(patterns))
+    slow = clues.Prefilter(patterns, [()] * len(patterns), accelerate=False)
+    assert fast.candidates(text, start) == slow.candidates(text, start)
+
+
+def test_without_ahocorasick_rs_the_prefilter_searches_one_string_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(clues, "_automaton_module", lambda: None)
+    pre = clues.Prefilter([re.compile(r"sk-ant-\w+")], [()])
+    assert not pre.accelerated
+    assert pre.candidates("key sk-ant-abc") == [0]
+    assert pre.candidates("key sk-an") == []

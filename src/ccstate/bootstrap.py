@@ -46,6 +46,7 @@ DEPENDENCY_MODULES = (
     "rich",
     "orjson",
     "detect_secrets",
+    "ahocorasick_rs",
 )
 
 

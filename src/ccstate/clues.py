@@ -353,26 +353,42 @@ class Prefilter:
     """Which of a list of patterns may match a text, from their needs and runs (`needs`,
     `run`): the patterns with neither always may."""
 
-    def __init__(self, patterns: Sequence[re.Pattern[str]], extra: Sequence[tuple[Need, ...]]):
+    def __init__(
+        self,
+        patterns: Sequence[re.Pattern[str]],
+        extra: Sequence[tuple[Need, ...]],
+        *,
+        accelerate: bool = True,
+    ):
         # extra[i]: needs of pattern i found otherwise (e.g. from what its replacement checks)
         self._plain: list[_Entry] = []
         by_class: dict[int, list[tuple[int, _Entry]]] = {}
+        shapes: list[_Shape] = []
         for number, (pattern, more) in enumerate(zip(patterns, extra, strict=True)):
-            found = tuple(
-                (_groups(sorted({_ascii(s) for s in n.strings})), n.folded)
+            ascii_needs = [
+                (tuple(sorted({_ascii(s) for s in n.strings})), n.folded)
                 for n in needs(pattern) + more
-            )
+            ]
+            found = tuple((_groups(list(strings)), folded) for strings, folded in ascii_needs)
             stretch = run(pattern)
             wide = _widen(stretch) if stretch is not None else None
             if wide is None:
                 self._plain.append((number, found))
             else:
                 by_class.setdefault(wide[0], []).append((wide[1], (number, found)))
+            shapes.append((number, tuple(ascii_needs), wide))
         self._classes = [
             (_TABLES[c], [(b"x" * length, entry) for length, entry in sorted(entries)])
             for c, entries in sorted(by_class.items())
         ]
         self._clusters = _clusters(self._plain)
+        module = _automaton_module() if accelerate else None
+        self._scan = _Scan(module, shapes) if module is not None else None
+
+    @property
+    def accelerated(self) -> bool:
+        """Are the strings looked for in one automaton pass (`_Scan`), not one by one?"""
+        return self._scan is not None
 
     def candidates(self, text: str, start: int = 0) -> list[int]:
         """The numbers (from `start` on, in order) of the patterns that may match `text`.
@@ -381,7 +397,10 @@ class Prefilter:
         `?` may stand for any other character: a pattern more, never one less), several
         times faster than in a text that holds other characters (each search would widen
         the string to the text's width first). (Loops written out, no call per need: this
-        runs on every text redaction sees.)"""
+        runs on every text redaction sees.) With ahocorasick_rs installed, `_Scan` gives the
+        same answer from one pass over the text."""
+        if self._scan is not None:
+            return self._scan.candidates(text, start)
         plain = text.isascii()
         encoded = text.encode("ascii", "replace")
         # folded needs are looked for in the lower-cased text; where the text holds one of
@@ -496,3 +515,137 @@ def _widen(stretch: Run) -> tuple[int, int] | None:
         if stretch.chars <= chars:
             return number, stretch.length
     return None
+
+
+# --------------------------------------------------------------------------- one pass
+# With ahocorasick_rs installed (G-Research's binding of the Rust aho-corasick crate, which
+# ripgrep's regex engine uses), `candidates` finds every string of three characters or more
+# in one pass over the lower-cased text instead of one `in` per string (about 35 per text):
+# the same answer in 42 % of the time on the public corpus's moments (docs/RECALL.md).
+# Shorter strings (`:`, `=`, `gl`) are nearly always in a text and found at once by `in`.
+LONG = 3  # strings this long or longer are found by the automaton
+# A pattern as `_Scan` checks it: its number, its needs as (strings in ASCII, folded), and
+# its stretch as (class in RUN_CLASSES, length) or None.
+_Shape = tuple[int, tuple[tuple[tuple[str, ...], bool], ...], tuple[int, int] | None]
+# A need as `_Scan` checks it: (folded, long strings as (string, lower-cased), short strings)
+_Check = tuple[bool, tuple[tuple[str, str], ...], tuple[str, ...]]
+
+
+def _automaton_module() -> Any:
+    """ahocorasick_rs when installed (a dependency; a bare python3 runs without it)."""
+    try:
+        import ahocorasick_rs
+    except ImportError:
+        return None
+    return ahocorasick_rs
+
+
+class _Scan:
+    """`Prefilter.candidates` from one automaton pass: a pattern with a need made only of long
+    strings (its *key*) is looked at only when the pass found one of them; the others (every
+    one of the current rules has a stretch then) are looked at by stretch, shortest first."""
+
+    def __init__(self, module: Any, shapes: Sequence[_Shape]) -> None:
+        strings = {s for _n, needs_, _w in shapes for st, _f in needs_ for s in st}
+        long_ = sorted({s.lower() for s in strings if len(s) >= LONG})
+        self._automaton = (
+            module.AhoCorasick(long_, implementation=module.Implementation.DFA) if long_ else None
+        )
+        by_class: dict[int, list[tuple[bytes, int, tuple[_Check, ...]]]] = {}
+        self._unkeyed: list[tuple[int, tuple[_Check, ...]]] = []  # neither key nor stretch
+        self._keyed: dict[str, list[tuple[int, tuple[_Check, ...], int, bytes]]] = {}
+        self._folded_keys: list[tuple[int, tuple[_Check, ...], int, bytes]] = []
+        for number, needs_, wide in shapes:
+            checks = tuple(_scan_check(strings, folded) for strings, folded in needs_)
+            # the key: an exact need of long strings if there is one (a folded one is taken
+            # as held in a text with one of FOLDS_TO_ASCII), else a folded one
+            keys = [(f, st) for st, f in needs_ if st and all(len(s) >= LONG for s in st)]
+            key = min(keys, key=lambda k: k[0], default=None)
+            if key is None:
+                if wide is None:
+                    self._unkeyed.append((number, checks))
+                else:
+                    by_class.setdefault(wide[0], []).append((b"x" * wide[1], number, checks))
+                continue
+            folded, key_strings = key
+            c, length = wide if wide is not None else (-1, 0)
+            keyed = (number, checks, c, b"x" * length)
+            for s in {s.lower() for s in key_strings}:
+                self._keyed.setdefault(s, []).append(keyed)
+            if folded:
+                self._folded_keys.append(keyed)
+        self._by_class = [
+            (c, sorted(entries, key=lambda e: (len(e[0]), e[1])))
+            for c, entries in sorted(by_class.items())
+        ]
+
+    def candidates(self, text: str, start: int) -> list[int]:
+        plain = text.isascii()
+        encoded = text.encode("ascii", "replace")
+        ascii_ = text if plain else encoded.decode("ascii")
+        low = ascii_.lower()
+        exact = plain or not any(c in text for c in FOLDS_TO_ASCII)
+        lower = low if exact else None  # None: folded needs are taken as held (as above)
+        automaton = self._automaton
+        found = (
+            set(automaton.find_matches_as_strings(low, overlapping=True))
+            if automaton is not None
+            else set()
+        )
+        out: list[int] = []
+        marks: dict[int, bytes] = {}
+        for c, entries in self._by_class:  # no key: by stretch, the shortest first
+            marked = marks[c] = encoded.translate(_TABLES[c])
+            for stretch, number, checks in entries:
+                if stretch not in marked:
+                    break  # the longer stretches are not there either
+                if number >= start and _scan_held(checks, found, ascii_, lower):
+                    out.append(number)
+        for number, checks in self._unkeyed:
+            if number >= start and _scan_held(checks, found, ascii_, lower):
+                out.append(number)
+        todo = [e for s in found for e in self._keyed.get(s, ())]
+        if lower is None:
+            todo += self._folded_keys
+        done: set[int] = set()
+        for number, checks, c, stretch in todo:
+            if number < start or number in done:
+                continue
+            done.add(number)
+            if not _scan_held(checks, found, ascii_, lower):
+                continue
+            if c >= 0:
+                held = marks.get(c)
+                if held is None:
+                    held = marks[c] = encoded.translate(_TABLES[c])
+                if stretch not in held:
+                    continue
+            out.append(number)
+        out.sort()
+        return out
+
+
+def _scan_check(strings: tuple[str, ...], folded: bool) -> _Check:
+    # a folded need's strings are lower-cased (`needs`); one that is not could never be in
+    # the lower-cased text: left to `in`, which then never finds it either
+    long_ = tuple(
+        (s, s.lower()) for s in strings if len(s) >= LONG and not (folded and s != s.lower())
+    )
+    kept = {s for s, _low in long_}
+    return folded, long_, tuple(s for s in strings if s not in kept)
+
+
+def _scan_held(checks: tuple[_Check, ...], found: set[str], ascii_: str, lower: str | None) -> bool:
+    """Does the text hold a string of each need? A long string: the automaton found it in the
+    lower-cased text (and, for an exact one, `in` confirms the case); a short one: `in`."""
+    for folded, long_, short in checks:
+        if folded:
+            if lower is None:
+                continue
+            if any(low in found for _s, low in long_) or any(s in lower for s in short):
+                continue
+            return False
+        if any(low in found and s in ascii_ for s, low in long_) or any(s in ascii_ for s in short):
+            continue
+        return False
+    return True

@@ -29,6 +29,7 @@ DEPENDENCIES = {
     "rich": "rich",
     "orjson": "orjson",
     "detect_secrets": "detect-secrets",
+    "ahocorasick_rs": "ahocorasick-rs",
 }
 MIN_CLAUDE = (2, 1, 121)  # first version that accepts PostToolUse updatedToolOutput
 TESTED = " to ".join(wiring.TESTED_CLAUDE)
