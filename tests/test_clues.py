@@ -226,9 +226,9 @@ def test_only_the_folding_characters_lower_case_to_ascii() -> None:
     assert all(redact._folds_to_ascii(f"a{c}b") for c in clues.FOLDS_TO_ASCII)
 
 
-@pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
-def test_the_public_corpus_moments_redact_as_with_every_rule() -> None:
-    """Every moment recall builds from the 33 public transcripts (about 2,000 texts, 1 MB)."""
+def _corpus_moments(separator: str) -> list[str]:
+    """Title and body of every moment recall builds from the 33 public transcripts (about
+    2,000 texts, 1 MB)."""
     from ccstate.recall import moments, reader, sources
 
     texts = []
@@ -237,8 +237,14 @@ def test_the_public_corpus_moments_redact_as_with_every_rule() -> None:
         for line, record in reader.iter_records(path, reader.Cursor(), skip=scan.skip_line):
             scan.feed(line, record)
         scan.finish()
-        texts += [f"{m.title}\x00{m.body}" for m in scan.drain()]
+        texts += [f"{m.title}{separator}{m.body}" for m in scan.drain()]
     assert len(texts) > 1000
+    return texts
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
+def test_the_public_corpus_moments_redact_as_with_every_rule() -> None:
+    texts = _corpus_moments("\x00")
     differ = [t for t in texts if redact.apply_rules(t) != redact.apply_rules(t, every_rule=True)]
     assert differ == []
 
@@ -284,17 +290,8 @@ def test_one_pass_gives_what_a_search_per_string_gives(text: str, start: int) ->
 
 @pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
 def test_one_pass_gives_what_a_search_per_string_gives_on_the_corpus_moments() -> None:
-    from ccstate.recall import moments, reader, sources
-
-    texts = []
-    for path in sorted(PUBLIC.glob("*.jsonl")):
-        scan = moments.TranscriptMoments(sources.transcript_source(path).session)
-        for line, record in reader.iter_records(path, reader.Cursor(), skip=scan.skip_line):
-            scan.feed(line, record)
-        scan.finish()
-        texts += [f"{m.title}\x00\n{m.body}" for m in scan.drain()]
+    texts = _corpus_moments("\x00\n")  # as recall redacts them (extract._row)
     variants = [v for t in texts for v in (t, t.upper(), "\u212a" + t, t.replace("e", "é"))]
-    assert len(texts) > 1000
     differ = [t for t in variants if FAST.candidates(t) != SLOW.candidates(t)]
     assert differ == []
 
