@@ -32,14 +32,16 @@ from ccstate.recall import extract, moments, reader, sources  # noqa: E402
 CORPUS = REPO.parent / "shared" / "transcripts" / "public"
 
 
-def moment_texts(corpus: Path) -> list[str]:
+def moment_texts(corpus: Path, separator: str = extract._JOIN) -> list[str]:
+    """Title and body of every moment recall builds from `corpus`, joined by `separator`
+    (tests/test_clues.py uses it too)."""
     texts = []
     for path in sorted(corpus.glob("*.jsonl")):
         scan = moments.TranscriptMoments(sources.transcript_source(path).session)
         for line, record in reader.iter_records(path, reader.Cursor(), skip=scan.skip_line):
             scan.feed(line, record)
         scan.finish()
-        texts += [f"{m.title}{extract._JOIN}{m.body}" for m in scan.drain()]
+        texts += [f"{m.title}{separator}{m.body}" for m in scan.drain()]
     return texts
 
 

@@ -4,6 +4,7 @@ generated texts (hypothesis): every rule that matches a text is among its candid
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 
@@ -12,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ccstate import clues, redact
-from helpers import PUBLIC
+from helpers import PUBLIC, REPO
 from secrets_corpus import KINDS, ORDINARY
 from test_redact import AWS, GITHUB, GITHUB_PAT, JWT, OPENAI, PEM, SLACK
 
@@ -228,16 +229,14 @@ def test_only_the_folding_characters_lower_case_to_ascii() -> None:
 
 def _corpus_moments(separator: str) -> list[str]:
     """Title and body of every moment recall builds from the 33 public transcripts (about
-    2,000 texts, 1 MB)."""
-    from ccstate.recall import moments, reader, sources
-
-    texts = []
-    for path in sorted(PUBLIC.glob("*.jsonl")):
-        scan = moments.TranscriptMoments(sources.transcript_source(path).session)
-        for line, record in reader.iter_records(path, reader.Cursor(), skip=scan.skip_line):
-            scan.feed(line, record)
-        scan.finish()
-        texts += [f"{m.title}{separator}{m.body}" for m in scan.drain()]
+    2,000 texts, 1 MB), as scripts/bench_prefilter.py reads them."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_prefilter", REPO / "scripts" / "bench_prefilter.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    texts: list[str] = bench.moment_texts(PUBLIC, separator)
     assert len(texts) > 1000
     return texts
 
