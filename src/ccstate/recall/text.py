@@ -18,7 +18,7 @@ _IDENT = re.compile(r"\b(?:\w+_[^\W_]\w*|\w*[a-z][A-Z]\w*)")
 _IDENT_ASCII = re.compile(_IDENT.pattern, re.ASCII)
 # Where a compound identifier joins its pieces: searched as two patterns, the first only
 # when the text holds a `_` at all (each alone starts with one character class, which the
-# regex engine skips ahead to; the alternation of both was twice as slow)
+# regex engine skips ahead to; the alternation of both was slower)
 _SNAKE_JOINT = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]")
 _CAMEL_JOINT = re.compile(r"[a-z][A-Z]")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
