@@ -25,6 +25,7 @@ HANDLERS: dict[str, str] = {
     "SessionEnd": "ccstate.hooks.session_end",
     "PreCompact": "ccstate.hooks.pre_compact",
     "PostToolUse": "ccstate.hooks.post_tool_use",
+    "PreModelSwitch": "ccstate.hooks.pre_model_switch",
 }
 # Events ccstate registered once and registers no more (#14): a project whose settings still
 # run them (a teammate's older `ccstate init`) gets an exit 0 with nothing done or written.
