@@ -62,6 +62,12 @@ def facts(
     """The resume's idle time and context when its cache has likely expired; None when it is
     warm (or nothing says). Claude Code's own fields first (`prompt_cache_likely_expired`,
     `seconds_since_last_response`, `context_tokens`), else the transcript's last response."""
+    expired = raw.get("prompt_cache_likely_expired")
+    idle = _number(raw.get("seconds_since_last_response"))
+    tokens = _number(raw.get("context_tokens"))
+    told = isinstance(expired, bool) and idle is not None and tokens is not None
+    if told and not expired:
+        return None  # warm: nothing to read
     last = cache_mod.last_response(transcript) if transcript else None
     model = last[2] if last else ""
     if not model and isinstance(raw.get("model"), str):
@@ -69,14 +75,7 @@ def facts(
     written = cache_mod.ttl_written(last[1]) if last else ""
     ttl = written or cache_mod.ttl_in_force(environ)
     prefix = cache_mod.first_prompt_tokens(transcript) if transcript else None
-    expired = raw.get("prompt_cache_likely_expired")
-    idle, tokens = (
-        _number(raw.get("seconds_since_last_response")),
-        _number(raw.get("context_tokens")),
-    )
-    if isinstance(expired, bool) and idle is not None and tokens is not None:
-        if not expired:
-            return None
+    if told and idle is not None and tokens is not None:
         return Resume(idle, int(tokens), model, ttl, prefix, approx=False)
     if last is None:
         return None
