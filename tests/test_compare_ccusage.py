@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers import PUBLIC
+
 # Read before conftest repoints HOME: ccusage is installed once into the real e2e cache.
 E2E_CACHE = os.environ.get("CCSTATE_E2E_CACHE") or os.path.expanduser("~/.cache/ccstate-e2e")
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO / ".." / "shared" / "transcripts" / "public"
+CORPUS = PUBLIC
 SCRIPT = REPO / "scripts" / "compare_ccusage.py"
 
 
