@@ -196,13 +196,15 @@ def test_a_uniform_grep_comes_back_short_and_names_the_original(
                 "Grep", {"pattern": "TODO", "output_mode": "content", "-n": True, "head_limit": 0}
             ),
             tool_use("Glob", {"pattern": "assets/**/*.svg"}),
+            # the default head_limit: 250 of the 500 rows, and Claude Code says so
+            tool_use("Grep", {"pattern": "TODO", "output_mode": "content", "-n": True}),
             text("done"),
         ]
     )
     done = claude("find the TODOs", plugin_dir=REPO, extra_args=["--allowedTools", TOOLS])
     assert done.result is not None and done.result["result"] == "done"
     assert rejected(done.debug_log) == []
-    grep, glob = (result for _use, result in results_by_call(fake_api))
+    grep, glob, capped = (result for _use, result in results_by_call(fake_api))
 
     stored = Path(HANDLE.search(grep).group(1)).read_text()  # type: ignore[union-attr]
     rows = stored.rstrip("\n").split("\n")
@@ -216,6 +218,9 @@ def test_a_uniform_grep_comes_back_short_and_names_the_original(
     # were written in order, so some runs hold), every path still there
     assert "[ccstate: digest of 90 lines" in glob and "icon_{" in glob
     assert len(glob) < 1000
+    # the cap Claude Code applied (appliedLimit) reaches the model with the digest
+    assert "[ccstate: digest of 250 lines" in capped
+    assert capped.rstrip().endswith("[Showing results with pagination = limit: 250]")
 
 
 NOTES = "".join(
