@@ -48,6 +48,10 @@ SKIP_TYPES = frozenset(
         "api-request-blob",
         "last-prompt",
         "tools-used",
+        "permission-mode",  # 2.1.x: the mode, the session's names
+        "custom-title",
+        "agent-name",
+        "ai-title",
     }
 )
 
