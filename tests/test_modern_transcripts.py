@@ -167,3 +167,19 @@ def test_the_witness_finds_no_lost_context_in_modern_sessions() -> None:
     for path in MODERN_FILES:
         reason, _seen = witness.scan(str(path), {}, must_scan=True)
         assert reason == "", path.name  # none of them was compacted or microcompacted
+
+
+def test_replay_starts_an_epoch_where_claude_code_persisted_results(
+    session: Path, tmp_path: Path
+) -> None:
+    rows = [json.loads(line) for line in session.read_text().splitlines()]
+    read_at = next(i for i, r in enumerate(rows) if r.get("uuid") == "r1")
+    again = [dict(r, uuid=r["uuid"] + "b") for r in rows[read_at - 1 : read_at + 1]]
+    again[0] = dict(again[0], parentUuid="r1", message=dict(again[0]["message"], id="msg_01b"))
+    again[1] = dict(again[1], parentUuid=again[0]["uuid"])
+    replaced = {"type": "content-replacement", "sessionId": fx.SESSION, "replacements": []}
+    path = tmp_path / "replaced.jsonl"
+    for marker, rereads in ((replaced, 0), ({"type": "last-prompt"}, 1)):  # and the control
+        body = [*rows[: read_at + 1], marker, *again]
+        path.write_text("".join(json.dumps(r) + "\n" for r in body))
+        assert replay.replay_file(path, ledger.Options()).totals.rereads == rereads

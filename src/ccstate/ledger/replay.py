@@ -252,6 +252,8 @@ class _Simulation:
         boundary = record.get("type") == "system" and record.get("subtype") == "compact_boundary"
         if boundary or record.get("isCompactSummary"):
             self._new_epoch(ctx, "compaction")
+        elif record.get("type") == "content-replacement":  # results persisted (2.1.332)
+            self._new_epoch(ctx, "replaced")
         elif hook in ("SessionStart:resume", "SessionStart:compact", "SessionStart:clear"):
             self._new_epoch(ctx, hook.split(":")[1])
         elif record.get("type") == "user" and _is_clear(record):
