@@ -82,3 +82,15 @@ def test_never_a_denial_whatever_the_payload(git_project: Path) -> None:
     for body in ("", "garbage", "[]", json.dumps({"session_id": "s", "cwd": str(git_project)})):
         code, _parsed, raw, err = run_hook("PreModelSwitch", body, cwd=git_project)
         assert (code, err) == (0, "") and "deny" not in raw
+
+
+def test_ask_never_turns_into_a_refusal_where_nobody_can_answer(git_project: Path) -> None:
+    """Claude Code refuses an `ask` in a headless session: there it stays a message."""
+    from helpers import hook_env
+
+    (git_project / ".ccstate.yaml").write_text("moments:\n  switch:\n    ask: true\n")
+    headless = hook_env(CLAUDE_CODE_ENTRYPOINT="sdk-cli")
+    parsed = run_hook("PreModelSwitch", payload(git_project), cwd=git_project, env=headless)[1]
+    assert set(parsed) == {"systemMessage"}
+    sdk = payload(git_project, source="sdk", prompt_id="p-9")
+    assert set(run_hook("PreModelSwitch", sdk, cwd=git_project)[1]) == {"systemMessage"}

@@ -1,6 +1,7 @@
 """PreModelSwitch (`/model`, the model picker): tell the user what the switch re-writes and
 costs when the cache is warm and the context large (docs/MOMENTS.md). Never denies; with
-`moments.switch.ask` it asks Claude Code to confirm first, showing the same text.
+`moments.switch.ask` it asks Claude Code to confirm first, showing the same text (only where
+someone can answer: a headless session would refuse the switch instead).
 
 Claude Code fires the event once per permission mode whose model the switch changes (the
 current mode, then plan mode), in turn, with the same `prompt_id`: only the first one of a
@@ -33,9 +34,16 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
         return HookResult.noop(switch="nothing to say")
     _remember(env.state, inp)
     detail = {"switch": "warned", "to_model": str(inp.raw.get("to_model"))}
-    if cfg.get("moments.switch.ask"):
+    if cfg.get("moments.switch.ask") and _can_ask(inp, env):
         return HookResult(permission_decision="ask", permission_reason=text, detail=detail)
     return HookResult(system_message=text, detail=detail)
+
+
+def _can_ask(inp: HookInput, env: HookEnv) -> bool:
+    """Only someone at the interactive CLI can answer: a headless session (`claude -p`, the
+    SDK: CLAUDE_CODE_ENTRYPOINT sdk-*) or an SDK `set_model` would refuse the switch."""
+    interactive = env.environ.get("CLAUDE_CODE_ENTRYPOINT", "cli") == "cli"
+    return interactive and inp.raw.get("source") in ("command", "picker")
 
 
 def _card_of(env: HookEnv) -> switch.CardOf:
