@@ -13,8 +13,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-# the public transcripts beside the repo (../shared); tests that need them skip when absent
-PUBLIC = REPO.parent / "shared" / "transcripts" / "public"
+# the public and modern transcripts beside the repo (../shared; CCSTATE_TRANSCRIPTS names
+# another folder holding public/ and modern/, e.g. for a worktree); tests that need them skip
+# when absent
+TRANSCRIPTS = Path(os.environ.get("CCSTATE_TRANSCRIPTS") or REPO.parent / "shared" / "transcripts")
+PUBLIC = TRANSCRIPTS / "public"
+MODERN = TRANSCRIPTS / "modern"
 # Where bytecode goes (scripts/test.sh keeps it out of the tree a plugin install copies):
 # pass it on to subprocesses that get a minimal environment.
 BYTECODE_ENV = {

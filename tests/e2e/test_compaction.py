@@ -11,12 +11,14 @@ reminder can give it back.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_runner import provision_plugin_runtime, run_claude_turns
+from claude_runner import provision_plugin_runtime, run_claude_turns, transcript_path
 from fake_api import last_user_text, text, tool_use
 
 from ccstate.compaction.steer import HEADER
@@ -171,6 +173,33 @@ def test_a_dropped_decision_is_caught_and_comes_back_once(
     (entry,) = record["compactions"]
     assert entry["lost"][0] == "D1" and "D3" in entry["kept"]
     assert (entry["reminder"], entry["reminded"]) == ("delivered", "PostToolUse")
+    _check_report(fake_api, world, claude_home, record["session"], entry)
+
+
+def _check_report(fake_api: Any, project: Path, home: Path, sid: str, entry: dict) -> None:
+    """`ccstate report` on the session: the summarising call measured from Claude Code's
+    cost-state totals (what the fake API billed it), and the fidelity ccstate recorded."""
+    (request,) = [r for r in fake_api.all_requests() if r.kind == "compaction"]
+    billed = fake_api.usage_for(request.body or {}, request.reply)
+    transcript = transcript_path(home, project, sid)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ccstate", "report", str(transcript), "-C", str(project), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HOME": str(home)},
+    )
+    (session,) = json.loads(proc.stdout)["sessions"]
+    (compaction,) = session["compactions"]
+    summariser = compaction["summariser"]
+    assert summariser["source"] == "measured"
+    assert (summariser["input"], summariser["output"]) == (
+        billed["input_tokens"],
+        billed["output_tokens"],
+    )
+    assert compaction["fidelity"]["asked"] == entry["asked"]
+    assert compaction["fidelity"]["lost"] == entry["lost"]
+    assert session["compaction_fidelity"]["kept"] == len(entry["kept"])
 
 
 def test_a_summary_that_keeps_everything_adds_nothing(

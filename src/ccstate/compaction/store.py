@@ -180,3 +180,30 @@ def all_records(state: str) -> dict[str, dict[str, Any]]:
             if isinstance(data, dict) and isinstance(data.get("session"), str):
                 out[data["session"]] = data
     return out
+
+
+MATCH_SECONDS = 600.0  # a record and a transcript's compaction this far apart are not one
+
+
+def match(times: Sequence[float | None], entries: Sequence[dict[str, Any]]) -> list[int | None]:
+    """For each compaction of a transcript (its time, or None), the index of this session's
+    record entry of it: the nearest unused one within MATCH_SECONDS; by order when a time is
+    unknown. `ccstate report` shows the fidelity through it."""
+    used: set[int] = set()
+    out: list[int | None] = []
+    for position, when in enumerate(times):
+        best: int | None = None
+        if when is None:
+            best = position if position < len(entries) and position not in used else None
+        else:
+            gaps = [
+                (abs(float(e.get("time") or 0) - when), i)
+                for i, e in enumerate(entries)
+                if i not in used
+            ]
+            near = min(gaps, default=None)
+            best = near[1] if near is not None and near[0] <= MATCH_SECONDS else None
+        if best is not None:
+            used.add(best)
+        out.append(best)
+    return out

@@ -230,6 +230,11 @@ class Tracker:
                 del comp.reread_files[path], comp.reread_file_chars[path]
         self._last_read = None
 
+    def last_read_kind(self, key: str) -> str:
+        """The kind of the latest Read counted, when it was in thread `key` ("" otherwise)."""
+        last = self._last_read
+        return last[2] if last is not None and last[0] == key else ""
+
     def compact_summary(self, text: str) -> None:
         self.comp.compact_summaries += 1
         self.comp.compact_summary_chars += len(text)

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ccstate.report import advice, audit, hooktax
+from ccstate.report.compactions import CompactionCost, compaction_json, price_session
+from ccstate.report.compactions import totals as compaction_totals
 from ccstate.report.composition import READ_KINDS, REREAD_KINDS, Composition
 from ccstate.report.pricing import PricingTable, RateCard, is_long, tokens_cost
-from ccstate.report.usage import MAIN, Compaction, FileScan, Turn
+from ccstate.report.usage import MAIN, FileScan, Turn
 
 SCHEMA_VERSION = 2  # 2: cache_audit, ttl_advice, hooks (#16)
 CHARS_PER_TOKEN = 4
@@ -87,15 +89,6 @@ class Tokens:
             "cost_usd": round(self.cost, 6),
             "cache_hit_ratio": round(self.hit_ratio, 4),
         }
-
-
-@dataclass(frozen=True)
-class CompactionCost:
-    """What one compaction cost: the summarising call and the cache rebuilt after it."""
-
-    compaction: Compaction
-    summariser_usd: float  # pre_tokens read from the cache + the summary written as output
-    rebuild_usd: float  # cache writes of the first call after it (already in the totals)
 
 
 @dataclass
@@ -216,8 +209,7 @@ class ReportBuilder:
             scope.composition.merge(scan.composition)
             scope.hook_runs.extend(scan.hook_runs)
         sums.settle(scope, self.unpriced)
-        for scan in members:
-            scope.compactions.extend(_price_compaction(c, pricing) for c in scan.compactions)
+        scope.compactions = price_session(members, self.cards.card)
         _set_context_rates(scope, pricing)
         _audit(scope, session_id, members, counted, sums)
         session = _session(project, session_id, members, scope)
@@ -387,16 +379,6 @@ class _TurnSums:
                 target.add(tokens, sums[5], cost)
 
 
-def _price_compaction(c: Compaction, pricing: PricingTable) -> CompactionCost:
-    card = pricing.card(c.model, c.timestamp) if c.model else None
-    if card is None:
-        return CompactionCost(c, 0.0, 0.0)
-    rates = card.rates
-    summary = c.pre_tokens * rates.cache_read + est_tokens(c.summary_chars) * rates.output
-    rebuild = c.rebuild_5m * rates.cache_write_5m + c.rebuild_1h * rates.cache_write_1h
-    return CompactionCost(c, summary / 1_000_000, rebuild / 1_000_000)
-
-
 def _set_context_rates(scope: Scope, pricing: PricingTable) -> None:
     """Rates of the scope's busiest model, to price tokens kept in (or out of) the context."""
     if not scope.by_model:
@@ -521,28 +503,12 @@ def scope_json(scope: Scope, top: int = 10, rows: bool = True) -> dict[str, Any]
         "top_reread_files": [
             {"path": p, "rereads": n, "est_tokens": t} for p, n, t in top_rereads(comp, top)
         ],
-        "compactions": [_compaction_json(c) for c in scope.compactions],
+        "compactions": [compaction_json(c) for c in scope.compactions],
+        "compaction_totals": compaction_totals(scope.compactions),
         "ccstate": ccstate_figures(scope),
         "cache_audit": audit.audit_json(scope.cache_audit, with_rows=rows),
         "ttl_advice": advice.advice_json(scope.ttl),
         "hooks": hooktax.hooks_json(scope.hook_runs),
-    }
-
-
-def _compaction_json(cost: CompactionCost) -> dict[str, Any]:
-    c = cost.compaction
-    return {
-        "timestamp": c.timestamp,
-        "trigger": c.trigger,
-        "pre_tokens": c.pre_tokens,
-        "pre_tokens_estimated": c.pre_estimated,
-        "post_tokens": c.post_tokens,
-        "model": c.model,
-        "summary_est_tokens": est_tokens(c.summary_chars),
-        "rebuild_cache_write": c.rebuild_5m + c.rebuild_1h,
-        "est_cost_usd": round(cost.summariser_usd + cost.rebuild_usd, 6),
-        "est_summariser_usd": round(cost.summariser_usd, 6),
-        "est_rebuild_usd": round(cost.rebuild_usd, 6),
     }
 
 
