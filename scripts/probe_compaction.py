@@ -149,6 +149,7 @@ def probe_manual(binary: Path, work: Path, postcompact: str) -> dict[str, str]:
     compaction = next(body for kind, body in requests if kind == "compaction")
     tail = last_user_text(compaction)
     at = tail.find("Additional Instructions:")
+    instruction = _instruction(compaction)
     marks = {e["event"]: n for n, e in enumerate(events, 1)}
     start, prompt = marks["SessionStart"], marks["UserPromptSubmit"]
     pc = [n for n, e in enumerate(events, 1) if e["event"] == "PostCompact"]
@@ -158,12 +159,31 @@ def probe_manual(binary: Path, work: Path, postcompact: str) -> dict[str, str]:
         "PreCompact": _fields(events, "PreCompact"),
         "PostCompact": _fields(events, "PostCompact"),
         "instructions tail": json.dumps(tail[at : at + 120]) if at >= 0 else "(not found)",
+        "instruction tokens (tiktoken, without the additional ones)": str(instruction),
         "PreCompact stdout after": _where(requests, f"STEER-{steer[0]} line two") if steer else "",
         "PostCompact output after": _where(requests, f"MARK-PostCompact-{pc[0]}") if pc else "",
         "SessionStart(resume) ctx": _where(requests, f"MARK-SessionStart-{start}"),
         "UserPromptSubmit ctx": _where(requests, f"MARK-UserPromptSubmit-{prompt}"),
         "requests": " ".join(f"#{i}:{kind}" for i, (kind, _b) in enumerate(requests)),
     }  # fmt: skip
+
+
+def _instruction(body: dict[str, Any]) -> int:
+    """Tokens of the summarisation instruction Claude Code appends as the last user message's
+    last text block, without its "Additional Instructions:" part (report/compactions.py)."""
+    from ccstate.tokens import count_tokens
+
+    from fake_api import COMPACTION_MARKER
+
+    texts = [
+        str(b.get("text") or "")
+        for m in body["messages"]
+        for b in (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}])
+    ]
+    block = next(t for t in reversed(texts) if COMPACTION_MARKER in t)
+    head, _sep, rest = block.partition("Additional Instructions:")
+    reminder = rest[rest.find("REMINDER:") :] if "REMINDER:" in rest else ""
+    return int(count_tokens(head + reminder)[0])
 
 
 def probe_auto(binary: Path, work: Path, postcompact: str) -> dict[str, str]:

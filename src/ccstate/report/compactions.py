@@ -34,10 +34,11 @@ from ccstate.report.pricing import RateCard, is_long
 from ccstate.report.usage import MAIN, Compaction, FileScan, Turn
 
 # Tokens of the instruction Claude Code 2.1.328 and 2.1.332 append to the last user message
-# of the summarising request (the "CRITICAL: Respond with TEXT ONLY..." text up to
-# "Additional Instructions:"), tiktoken count of the request the fake API received
-# (scripts/probe_compaction.py's manual run; docs/COMPACTION.md).
-SUMMARY_PROMPT_TOKENS = 1_300
+# of the summarising request (the "CRITICAL: Respond with TEXT ONLY..." text and its closing
+# REMINDER, without the "Additional Instructions:" between them): tiktoken's count on the
+# request the fake API received, 1,293 for both (`python scripts/probe_compaction.py --probe
+# hooks`). Older versions' instruction differs; it is the same order of size.
+SUMMARY_PROMPT_TOKENS = 1_293
 CHARS_PER_TOKEN = 4
 Tokens = tuple[int, int, int, int, int]  # input, 5-minute writes, 1-hour writes, reads, output
 _NONE: Tokens = (0, 0, 0, 0, 0)
