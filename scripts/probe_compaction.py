@@ -171,9 +171,9 @@ def probe_manual(binary: Path, work: Path, postcompact: str) -> dict[str, str]:
 def _instruction(body: dict[str, Any]) -> int:
     """Tokens of the summarisation instruction Claude Code appends as the last user message's
     last text block, without its "Additional Instructions:" part (report/compactions.py)."""
-    from ccstate.tokens import count_tokens
-
     from fake_api import COMPACTION_MARKER
+
+    from ccstate.tokens import count_tokens
 
     texts = [
         str(b.get("text") or "")

@@ -52,7 +52,11 @@ def _pricing_file(ctx: click.Context, param: click.Parameter, value: Path | None
     is_flag=True,
     help="Only the rebuild audit: every rebuild (also with --csv/--json).",
 )
-@click.option("--advice", is_flag=True, help="Only the TTL advice paragraph (--json: its figures).")
+@click.option(
+    "--advice",
+    is_flag=True,
+    help="Only the advice: cache TTL, and compacting earlier (a replay; --json: the figures).",
+)
 @click.option(
     "--html",
     "html_file",
@@ -204,13 +208,18 @@ def _write_html(result: Any, target: Path) -> None:
 
 def _audit_output(result: Any, rebuilds: bool, as_json: bool, as_csv: bool) -> None:
     """`--rebuilds` (every rebuild) or `--advice` (the TTL paragraph), as text, JSON or CSV."""
-    from ccstate.report import advice, audit
+    from ccstate.report import advice, audit, compact_advice
+    from ccstate.report import summary as report
 
     rows = [r for s in result.sessions for r in s.scope.cache_audit.rebuilds]
+    early = None if rebuilds else report.compaction_advice(result)
     if as_json:
         data = audit.audit_json(result.total.cache_audit, with_rows=False)
         data["rebuilds"] = [audit.rebuild_json(r) | {"session_id": r.session} for r in rows]
-        click.echo(_dumps(data if rebuilds else advice.advice_json(result.total.ttl)))
+        if early is not None:
+            data = advice.advice_json(result.total.ttl)
+            data["compaction"] = compact_advice.advice_json(early)
+        click.echo(_dumps(data))
     elif as_csv:
         csv.writer(sys.stdout, lineterminator="\n").writerows(audit.csv_rows(rows))
     elif rebuilds:
@@ -220,9 +229,10 @@ def _audit_output(result: Any, rebuilds: bool, as_json: bool, as_csv: bool) -> N
         tables.print_table(console, report_render.rebuild_classes_table(result.total))
         tables.print_table(console, report_render.rebuilds_table(result, None))
     else:
-        click.echo(
-            advice.advice_text(result.total.ttl)
-        )  # all written; the workers are reaped, no lock or file is held
+        assert early is not None
+        click.echo(advice.advice_text(result.total.ttl))
+        click.echo()
+        click.echo(compact_advice.advice_text(early))
 
 
 def _dumps(data: Any) -> bytes:

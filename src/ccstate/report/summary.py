@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ccstate.report import advice, audit, hooktax
+from ccstate.report import advice, audit, compact_advice, hooktax
 from ccstate.report.compactions import CompactionCost, compaction_json, price_session
 from ccstate.report.compactions import totals as compaction_totals
 from ccstate.report.composition import READ_KINDS, REREAD_KINDS, Composition
@@ -135,6 +135,10 @@ class SessionReport:
     scope: Scope
     scans: list[FileScan] = field(default_factory=list)  # for the charts (not in JSON)
     counted: set[str] = field(default_factory=set)  # message ids counted in this session
+    # the main conversation per file and each compaction's fixed prefix: the compaction
+    # advice's replay (compact_advice.py; not in JSON)
+    sequences: list[compact_advice.Sequence_] = field(default_factory=list)
+    compaction_fixed: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -214,6 +218,7 @@ class ReportBuilder:
         _audit(scope, session_id, members, counted, sums)
         session = _session(project, session_id, members, scope)
         session.scans, session.counted = members, counted
+        _replay_inputs(session, members, self.cards.card)
         self.sessions.append(session)
         return session
 
@@ -309,6 +314,15 @@ def _audit(
     scope.ttl = advice.ttl_costs((call for calls in walked for call in calls), groups, card)
 
 
+def _replay_inputs(session: SessionReport, members: list[FileScan], card: audit.CardOf) -> None:
+    fixed: list[int] = []
+    for member in members:
+        sequences = compact_advice.main_sequences([member], card)
+        session.sequences.extend(sequences)
+        fixed += [sequences[0].fixed if sequences else 0] * len(member.compactions)
+    session.compaction_fixed = fixed
+
+
 def _session(project: str, session_id: str, members: list[FileScan], scope: Scope) -> SessionReport:
     return SessionReport(
         session_id=session_id,
@@ -391,6 +405,21 @@ def _set_context_rates(scope: Scope, pricing: PricingTable) -> None:
 
 
 # --------------------------------------------------------------------------- figures
+
+
+def compaction_advice(
+    report: Report, thresholds: tuple[int, ...] = compact_advice.THRESHOLDS
+) -> compact_advice.Advice:
+    """The replay of every session's main conversation at lower compaction thresholds."""
+    pairs = [
+        (cost, fixed)
+        for s in report.sessions
+        for cost, fixed in zip(s.scope.compactions, s.compaction_fixed, strict=False)
+    ]
+    hist = compact_advice.history(pairs)
+    billed = report.total.tokens.cost - report.total.subagents.cost
+    sequences = (seq for s in report.sessions for seq in s.sequences)
+    return compact_advice.advise(sequences, hist, billed, thresholds)
 
 
 def ccstate_figures(scope: Scope) -> dict[str, Any]:
