@@ -210,11 +210,30 @@ def test_user_prompt_submit_with_nothing_waiting_loads_nothing(world: dict[str, 
         [sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True
     ).stderr
     modules = _modules(err) - _modules(baseline)
-    assert "ccstate.compaction.pending" in modules  # the one stat
-    assert not {"ccstate.hooks.user_prompt_submit", "ccstate.compaction.store"} & modules
+    assert not {"ccstate.hooks.user_prompt_submit", "ccstate.compaction.pending"} & modules
     assert not {"json", "re", "pathlib", "typing"} & modules
     assert not (world["project"] / ".ccstate").exists()
 
 
 def _modules(importtime: str) -> set[str]:
     return {line.split("|")[-1].strip() for line in importtime.splitlines() if "|" in line}
+
+
+def test_secrets_never_reach_the_block_the_record_or_the_reminder(world: dict[str, Any]) -> None:
+    secret = "ghp_" + "E2Eplanted0000000000000000000000000000"
+    records = _records(world["project"])
+    records[1]["message"]["content"][1]["input"]["command"] = f"make GH_TOKEN={secret}"
+    Path(world["transcript"]).write_text("".join(json.dumps(r) + "\n" for r in records))
+    (world["project"] / "DECISIONS.md").write_text(
+        DECISIONS.replace("Use tabs for indentation", f"Rotate {secret} monthly")
+    )
+    block = _compact(world, "<summary>nothing</summary>")
+    assert "make GH_TOKEN=[REDACTED" in block and "Rotate [REDACTED" in block
+    reminder = _bash(world)[1]["hookSpecificOutput"]["additionalContext"]
+    # what #26 writes (cache/decisions.json copies the committed DECISIONS.md's titles as is)
+    state_dir = world["project"] / ".ccstate"
+    written = [*state_dir.glob("compaction/*"), *state_dir.glob("handoff/**/*.*")]
+    written += list(Path(world["env"]["XDG_STATE_HOME"]).rglob("*"))
+    state = "".join(p.read_text() for p in written if p.is_file())
+    for text in (block, reminder, state):
+        assert secret not in text

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from ccstate import fastjson, store
+from ccstate import fastjson, paths, store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,23 +27,16 @@ MAX_AGE_S = 14 * 86400  # a reminder nobody took in two weeks is dropped
 
 
 def folder_str(environ: Mapping[str, str]) -> str:
-    home = environ.get("CCSTATE_HOME")
-    if home:
-        return os.path.join(home, "pending")
-    base = environ.get("XDG_STATE_HOME") or os.path.join(
-        environ.get("HOME") or os.path.expanduser("~"), ".local", "state"
-    )
-    return os.path.join(base, "ccstate", "pending")
+    return paths.pending_dir_str(environ)
 
 
 def path_str(session: str, environ: Mapping[str, str]) -> str:
-    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in session)[:120] or "_"
-    return os.path.join(folder_str(environ), name + ".json")
+    return paths.pending_path_str(session, environ)
 
 
 def due(session: str, environ: Mapping[str, str]) -> bool:
     """Is a reminder waiting for this session? One stat."""
-    return bool(session) and os.path.exists(path_str(session, environ))
+    return paths.reminder_waits(session, environ)
 
 
 def put(session: str, environ: Mapping[str, str], data: Mapping[str, Any], now: float) -> None:

@@ -86,9 +86,7 @@ def _has_work(event: str, inp: hookio.HookInput, environ: Mapping[str, str]) -> 
     compaction left a reminder for the session (one stat; #26)."""
     if event == "PostToolUse" and post_tool_use.has_work(inp, environ):
         return True
-    from ccstate.compaction import pending
-
-    return pending.due(inp.session_id, environ)
+    return paths.reminder_waits(inp.session_id, environ)
 
 
 def begin_epoch(event: str, text: str, environ: Mapping[str, str]) -> None:

@@ -62,9 +62,11 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
     result = _handle(inp, env)
     if inp.agent_id or "agent_id" in inp.raw:
         return result  # a compaction's reminder is for the main thread's model
-    from ccstate.compaction import pending
+    from ccstate import paths
 
-    if pending.due(inp.session_id, env.environ):  # one stat (#26)
+    if paths.reminder_waits(inp.session_id, env.environ):  # one stat (#26)
+        from ccstate.compaction import pending
+
         line = pending.deliver(inp.session_id, env.environ, "PostToolUse")
         if line:
             result.additional_context = (
