@@ -237,3 +237,18 @@ def test_secrets_never_reach_the_block_the_record_or_the_reminder(world: dict[st
     state = "".join(p.read_text() for p in written if p.is_file())
     for text in (block, reminder, state):
         assert secret not in text
+
+
+def test_a_reminder_nobody_took_is_replaced_by_the_next_compactions(world: dict[str, Any]) -> None:
+    _compact(world, "<summary>We use D3. app.py; make fails.</summary>")
+    _compact(world, "<summary>D1 D3 app.py make</summary>")  # no tool call in between
+    first, second = _record(world)["compactions"]
+    assert (first["reminder"], second["reminder"]) == ("replaced", "none")  # the path: capsule
+    assert _bash(world) == (0, None, "", "")
+
+
+def test_a_subagents_compaction_is_not_steered(world: dict[str, Any]) -> None:
+    code, _, out, _ = _run(world, "PreCompact", trigger="auto", agent_id="a1b2", agent_type="x")
+    assert (code, out) == (0, "")
+    assert _run(world, "PostCompact", trigger="auto", compact_summary="", agent_id="a1b2")[0] == 0
+    assert not (world["project"] / ".ccstate" / "compaction").exists()

@@ -162,6 +162,7 @@ def describe(entry: dict[str, Any]) -> str:
         "delivered": f"reminded at {entry.get('reminded')}",
         "echoed": "the block itself was echoed to the model after /compact",
         "none": "the capsule carried them",
+        "replaced": "the next compaction's check replaced its reminder",
     }.get(str(entry.get("reminder")), "")
     return head + tail + (f" ({fate})" if fate else "")
 

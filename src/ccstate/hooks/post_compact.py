@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     if not env.config.get("compaction.enabled"):
         return HookResult.noop(check="disabled")
+    if inp.agent_id:  # PreCompact asked nothing for a subagent's compaction
+        return HookResult.noop(check="not for a subagent")
     from ccstate.compaction import check
     from ccstate.compaction import store as compaction_store
 
@@ -60,6 +62,7 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
         return entry
 
     entry = compaction_store.settle(env.state, inp.session_id, decide)
+    _replace_older_reminder(inp, env)
     if entry.get("note"):
         _log(env, f"PostCompact: compaction {entry['n']} of {inp.session_id}: {entry['note']}")
     if remind:
@@ -67,6 +70,17 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
     _update_handoff(inp, env)
     detail = {k: entry.get(k) for k in ("n", "asked", "kept", "lost", "reminder", "note")}
     return HookResult.noop(**{k: v for k, v in detail.items() if v not in (None, "")})
+
+
+def _replace_older_reminder(inp: HookInput, env: HookEnv) -> None:
+    """A reminder of an earlier compaction nobody took yet: this compaction's block asked for
+    what still held, so this compaction's check replaces it."""
+    from ccstate.compaction import pending
+    from ccstate.compaction import store as compaction_store
+
+    old = pending.take(inp.session_id, env.environ)
+    if old is not None and isinstance(old.get("n"), int) and old.get("state"):
+        compaction_store.update(str(old["state"]), inp.session_id, old["n"], reminder="replaced")
 
 
 def _problems(raw: Any) -> list[str]:

@@ -34,6 +34,8 @@ def _steer(
     and costs only the block: the handoff and recall are written already."""
     if not env.config.get("compaction.enabled"):
         return "", {"steer": "disabled"}
+    if inp.agent_id:  # a subagent's own compaction: its reminder would reach the main thread
+        return "", {"steer": "not for a subagent"}
     try:
         from ccstate import redact
         from ccstate.compaction import steer
