@@ -81,7 +81,7 @@ def test_a_manual_compaction_is_kept_and_an_automatic_one_dropped() -> None:
         compact_advice.Step(30_000, 100, False, False, rates, "auto", 90_000, 2_000),
         compact_advice.Step(35_000, 100, False, False, rates, "manual", 40_000, 1_000),
     ]
-    seq = compact_advice.Sequence_(steps, 20_000)
+    seq = compact_advice.Conversation(steps, 20_000)
     hist = compact_advice.History(3_000, 10_000, 0, 1)
     kept = compact_advice.replay(seq, None, hist)
     assert (kept.compactions, kept.carried) == (2, 115_000)

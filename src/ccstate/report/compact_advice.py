@@ -64,14 +64,14 @@ class Step(NamedTuple):
 
 
 @dataclass
-class Sequence_:
+class Conversation:
     """The main conversation of one transcript file, and its fixed prefix."""
 
     steps: list[Step]
     fixed: int
 
 
-def main_sequences(members: Sequence[FileScan], card_of: CardOf) -> list[Sequence_]:
+def main_sequences(members: Sequence[FileScan], card_of: CardOf) -> list[Conversation]:
     """Each file's main-thread calls in order, with the compactions between them."""
     out = []
     for scan in members:
@@ -102,7 +102,7 @@ def main_sequences(members: Sequence[FileScan], card_of: CardOf) -> list[Sequenc
             )
             prev = turn
         reads = [t.cache_read for t in turns if t.cache_read > 0]
-        out.append(Sequence_(steps, min(reads) if reads else min(s.prompt for s in steps)))
+        out.append(Conversation(steps, min(reads) if reads else min(s.prompt for s in steps)))
     return out
 
 
@@ -156,7 +156,7 @@ class Outcome:
         self.unpriced += other.unpriced
 
 
-def replay(seq: Sequence_, threshold: int | None, hist: History) -> Outcome:
+def replay(seq: Conversation, threshold: int | None, hist: History) -> Outcome:
     """The sequence priced by the cache rule, compacting past `threshold` (None: as it was)."""
     out = Outcome(threshold)
     carried = sent = last_out = 0  # the context the replay carries, the prompt last sent
@@ -239,7 +239,7 @@ class Advice:
 
 
 def advise(
-    sequences: Iterable[Sequence_], hist: History, billed: float, thresholds: Sequence[int]
+    sequences: Iterable[Conversation], hist: History, billed: float, thresholds: Sequence[int]
 ) -> Advice:
     seqs = list(sequences)
     advice = Advice(hist, billed, Outcome(None))

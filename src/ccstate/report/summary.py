@@ -137,7 +137,7 @@ class SessionReport:
     counted: set[str] = field(default_factory=set)  # message ids counted in this session
     # the main conversation per file and each compaction's fixed prefix: the compaction
     # advice's replay (compact_advice.py; not in JSON)
-    sequences: list[compact_advice.Sequence_] = field(default_factory=list)
+    sequences: list[compact_advice.Conversation] = field(default_factory=list)
     compaction_fixed: list[int] = field(default_factory=list)
 
 
