@@ -18,10 +18,26 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, Literal
 
-    Event = Literal["SessionStart", "SessionEnd", "PreCompact", "PostToolUse", "PreModelSwitch"]
+    Event = Literal[
+        "SessionStart",
+        "SessionEnd",
+        "PreCompact",
+        "PostCompact",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "PreModelSwitch",
+    ]
 
 # PreToolUse is registered no more (#14): it did nothing but write a heartbeat on every Read.
-EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PostToolUse", "PreModelSwitch")
+EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "PostCompact",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "PreModelSwitch",
+)
 # What PreModelSwitch may answer (2.1.328 and 2.1.332): "ask" shows the reason in Claude
 # Code's confirm dialog; ccstate never sends "deny", nor "allow" (it skips that dialog).
 MODEL_SWITCH_DECISIONS = ("ask",)
@@ -220,6 +236,13 @@ def _render_session_end(event: str, result: HookResult) -> str | None:
     return None  # SessionEnd output reaches nobody
 
 
+def _render_post_compact(event: str, result: HookResult) -> str | None:
+    # Claude Code 2.1.328/2.1.332 reject PostCompact's additionalContext, and echo whatever it
+    # prints into the model's context after a manual /compact (scripts/probe_compaction.py):
+    # print nothing. The reminder goes through a later hook (compaction/pending.py).
+    return None
+
+
 def _render_pre_model_switch(event: str, result: HookResult) -> str | None:
     """`systemMessage` for the user (shown under the switch's result line); with "ask",
     `permissionDecision` and its reason (shown in Claude Code's confirm dialog)."""
@@ -374,6 +397,8 @@ _RENDERERS = {
     "SessionStart": _render_context_event,
     "PostToolUse": _render_post_tool_use,
     "PreCompact": _render_pre_compact,
+    "PostCompact": _render_post_compact,
     "SessionEnd": _render_session_end,
+    "UserPromptSubmit": _render_context_event,
     "PreModelSwitch": _render_pre_model_switch,
 }
