@@ -550,6 +550,16 @@ def make_rows(python: str, project: Project, env: dict[str, str]) -> list[Row]:
             before=lambda: prepare_status_session(python, project, env),
         )
     )
+    cli = Path(python).parent / "ccstate"
+    if cli.is_file():  # the click command with the same code: why settings.json does not run it
+        rows.append(
+            Row(
+                STATUSLINE_ROW + " (ccstate statusline, click)",
+                [str(cli), "statusline"],
+                by_event["statusline"],
+                before=lambda: prepare_status_session(python, project, env),
+            )
+        )
     return rows
 
 
