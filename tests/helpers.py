@@ -13,8 +13,11 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-# the public transcripts beside the repo (../shared); tests that need them skip when absent
-PUBLIC = REPO.parent / "shared" / "transcripts" / "public"
+# the shared corpora beside the repo (../shared; CCSTATE_SHARED for a checkout elsewhere, e.g.
+# a worktree); tests that need them skip when absent
+SHARED = Path(os.environ.get("CCSTATE_SHARED") or REPO.parent / "shared")
+PUBLIC = SHARED / "transcripts" / "public"
+MODERN = SHARED / "transcripts" / "modern"
 # Where bytecode goes (scripts/test.sh keeps it out of the tree a plugin install copies):
 # pass it on to subprocesses that get a minimal environment.
 BYTECODE_ENV = {
