@@ -31,9 +31,7 @@ def test_occurrences_are_counted_without_overlap_as_claude_code_does() -> None:
 def test_an_empty_new_string_takes_the_line_ending_after_the_old_one() -> None:
     # observed: Edit("ALPHA" -> "") of "ALPHA\nBETA\nBETA\n" left "BETA\nBETA\n"
     assert edited("ALPHA\nBETA\nBETA\n", [("ALPHA", "", False)]) == "BETA\nBETA\n"
-    assert edited("ALPHA\nBETA\ngamma\nBETA\n", [("gamma\n", "", False)]) == (
-        "ALPHA\nBETA\nBETA\n"
-    )
+    assert edited("ALPHA\nBETA\ngamma\nBETA\n", [("gamma\n", "", False)]) == ("ALPHA\nBETA\nBETA\n")
     assert edited("x = 1", [("x = 1", "", False)]) == ""
     assert edited("keep x = 1", [("x = 1", "", False)]) == "keep "
 
