@@ -186,12 +186,28 @@ def test_an_edit_of_a_file_held_from_two_windows_is_held_after() -> None:
     s.window(TEXT, 1, 20)
     s.window(TEXT, 21, 21)
     resp = {"originalFile": TEXT}
-    held = s.write("Edit", EDITED, resp, old_string="line 20 of app.py", new_string="line twenty")
-    assert held is None  # the disk has "line twenty of app.py", the edit gives "line twenty"
     held = s.write(
         "Edit", EDITED, resp, old_string="line 20 of app.py", new_string="line twenty of app.py"
     )
     assert held == EDITED and s.read(EDITED).kind == "identical"
+
+
+def test_after_a_write_it_could_not_follow_the_ledger_composes_nothing_until_a_whole_read() -> None:
+    s = WriteSession()
+    s.read()
+    formatted = EDITED.replace("line 30", "line 30 (formatted)")
+    assert s.write("Edit", formatted, old_string="line 20 of", new_string="line twenty of") is None
+    assert s.ledger.unheld == (PATH,)
+    # the model believes its edit; the segments hold Read #1's text: no base for the next edit
+    assert ledger.held_text(s.ledger, PATH, 41, s.blobs.get) is None
+    again = formatted.replace("line 10 of", "line ten of")
+    assert s.write("Edit", again, old_string="line 10 of", new_string="line ten of") is None
+    s.window(again, 1, 10)  # part of the file: still no base
+    assert s.ledger.unheld == (PATH,)
+    assert s.read(again).kind == "unseen" and s.ledger.unheld == (PATH,)  # only changed lines
+    assert s.read(again).kind == "full"  # the escape hatch: the whole file, a base again
+    assert s.ledger.unheld == ()
+    assert ledger.held_text(s.ledger, PATH, 41, s.blobs.get) == again
 
 
 def test_write_records_and_history() -> None:

@@ -359,7 +359,19 @@ def record(
         shell_reads=-read_no if read.command else ledger.shell_reads,
         meta=ledger.meta,
         writes=ledger.writes,
+        unheld=_unheld_after_read(ledger.unheld, read, decision),
     )
+
+
+def _unheld_after_read(
+    unheld: tuple[str, ...], read: ReadEvent, decision: Decision
+) -> tuple[str, ...]:
+    """A whole file delivered in full is again what the context holds of it."""
+    if read.path not in unheld or decision.kind != "full" or read.skip:
+        return unheld
+    if read.start != 1 or read.end != read.total_lines:
+        return unheld
+    return tuple(p for p in unheld if p != read.path)
 
 
 def next_read_no(ledger: Ledger, read: ReadEvent) -> int:
@@ -427,7 +439,7 @@ def held_text(ledger: Ledger, path: str, lines: int, load: Loader) -> str | None
     lines 1..`lines` (the file's line count before the write, 0 when unknown: up to the last
     line any segment holds). None when a line is missing or its text is not kept."""
     segments = ledger.paths.get(path, ())
-    if not segments:
+    if not segments or path in ledger.unheld:
         return None
     last = lines or max(s.end for s in segments)
     got = known_lines(ledger, path, 1, last, load)
@@ -460,6 +472,9 @@ def record_write(
         while len(paths) > MAX_PATHS:
             del paths[next(iter(paths))]
         stats["writes_held"] = stats.get("writes_held", 0) + 1
+    unheld = tuple(p for p in ledger.unheld if p != path and p in paths)
+    if held is None and path in paths:
+        unheld = (*unheld, path)
     entry = {
         "n": count,
         "tool": tool,
@@ -477,4 +492,5 @@ def record_write(
         history=(*ledger.history[-(MAX_HISTORY - 1) :], entry),
         stats=stats,
         writes=writes,
+        unheld=unheld,
     )

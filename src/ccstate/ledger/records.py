@@ -232,6 +232,7 @@ class Ledger(_Record):
         "reads",
         "shell_reads",
         "stats",
+        "unheld",
         "writes",
     )
 
@@ -248,6 +249,7 @@ class Ledger(_Record):
         shell_reads: int = 0,
         meta: Mapping[str, Any] | None = None,
         writes: Mapping[str, int] | None = None,
+        unheld: tuple[str, ...] = (),
     ) -> None:
         self.epoch = epoch
         self.epoch_reason = epoch_reason
@@ -261,3 +263,7 @@ class Ledger(_Record):
         self.meta: Mapping[str, Any] = meta if meta is not None else {}
         # the context's own Writes / Edits / MultiEdits in this epoch, per tool: "Edit #n"
         self.writes: Mapping[str, int] = writes if writes is not None else {}
+        # paths the context wrote since their last whole delivery without the ledger knowing
+        # the result: their segments still say what Reads delivered, but are no base for the
+        # text after a later edit (core.held_text)
+        self.unheld = unheld

@@ -213,6 +213,7 @@ def to_json(ledger: Ledger) -> dict[str, Any]:
         "files": {path: dict(info) for path, info in ledger.files.items()},
         "shell_reads": ledger.shell_reads,
         "writes": dict(ledger.writes),
+        "unheld": list(ledger.unheld),
         "meta": dict(ledger.meta),
     }
 
@@ -262,6 +263,7 @@ def _parse(data: dict[str, Any], meta: dict[str, Any]) -> Ledger:
         shell_reads=int(data.get("shell_reads", 0)),
         meta=meta,
         writes={str(k): int(v) for k, v in data.get("writes", {}).items()},  # absent: none
+        unheld=tuple(str(p) for p in data.get("unheld", ())),
     )
 
 
