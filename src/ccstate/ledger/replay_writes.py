@@ -11,18 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ccstate.ledger import writes
+from ccstate.ledger.text import CC_STUB_PREFIXES
 
-# Claude Code's own read dedupe (2.1.86-2.1.205 and thereabouts; 2.1.328 and 2.1.332 only
-# recognise these in old transcripts, `wXt()` / `l_n()` in their binaries). The first is the
-# text 2.1.91 sent with `toolUseResult` {"type": "file_unchanged", "file": {"filePath"}}.
-CC_STUBS = (
-    "File unchanged since last read. The content from the earlier Read tool_result in this "
-    "conversation is still current \u2014 refer to that instead of re-reading.",
-    "Wasted call \u2014 file unchanged since your last Read. Refer to that earlier tool_result "
-    "instead.",
-    "<system-reminder>This file is already in your context",
-)
-CC_STUB_PREFIXES = tuple(stub[:40] for stub in CC_STUBS)
 UNCHANGED_TYPE = "file_unchanged"
 
 

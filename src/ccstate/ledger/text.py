@@ -18,6 +18,18 @@ if TYPE_CHECKING:
 
 NOTICE_TAG = "[ccstate: not file content]"
 NOTE_TAG = "[ccstate]"
+# Claude Code's own answers to a repeated Read (versions around 2.1.86-2.1.205; 2.1.328 and
+# 2.1.332 only recognise them, `wXt()` / `l_n()`): not file content, and not ccstate's. The
+# first came with `toolUseResult` {"type": "file_unchanged", "file": {"filePath": ...}} in
+# 2.1.91; the third is only a prefix in the binaries (docs/LEDGER.md).
+CC_STUBS = (
+    "File unchanged since last read. The content from the earlier Read tool_result in this "
+    "conversation is still current \u2014 refer to that instead of re-reading.",
+    "Wasted call \u2014 file unchanged since your last Read. Refer to that earlier tool_result "
+    "instead.",
+    "<system-reminder>This file is already in your context",
+)
+CC_STUB_PREFIXES = tuple(stub[:40] for stub in CC_STUBS)
 REPEAT_HINT = "For the full text again, repeat this Read (same path, offset and limit)."
 SHELL_HINT = "For the full output again, run the same command again."
 
