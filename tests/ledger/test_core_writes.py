@@ -56,11 +56,11 @@ class WriteSession:
         event = writes.write_event(tool, {"file_path": PATH, **tool_input}, response_ or {}, PATH)
         before = None
         if tool != "Write" and not event.skip:
-            before = ledger.held_text(self.ledger, PATH, event.original_lines, self.blobs.get)
+            before = writes.held_text(self.ledger, PATH, event.original_lines, self.blobs.get)
         held = writes.held_after(event, before)
         if held is not None and held != disk:
             held = None
-        self.ledger = ledger.record_write(self.ledger, tool, PATH, held, "test")
+        self.ledger = writes.record_write(self.ledger, tool, PATH, held, "test")
         if held is not None:
             self.blobs[ledger.sha256(held)] = held
         return held
@@ -174,11 +174,11 @@ def test_a_new_epoch_with_only_writes_starts_the_numbering_again() -> None:
 def test_held_text_composes_the_latest_text_of_every_line() -> None:
     s = WriteSession()
     s.window(TEXT, 1, 20)
-    assert ledger.held_text(s.ledger, PATH, 41, s.blobs.get) is None
+    assert writes.held_text(s.ledger, PATH, 41, s.blobs.get) is None
     s.window(TEXT, 21, 21)
-    assert ledger.held_text(s.ledger, PATH, 41, s.blobs.get) == TEXT
-    assert ledger.held_text(s.ledger, PATH, 0, s.blobs.get) == TEXT
-    assert ledger.held_text(s.ledger, "/p/other.py", 0, s.blobs.get) is None
+    assert writes.held_text(s.ledger, PATH, 41, s.blobs.get) == TEXT
+    assert writes.held_text(s.ledger, PATH, 0, s.blobs.get) == TEXT
+    assert writes.held_text(s.ledger, "/p/other.py", 0, s.blobs.get) is None
 
 
 def test_an_edit_of_a_file_held_from_two_windows_is_held_after() -> None:
@@ -199,7 +199,7 @@ def test_after_a_write_it_could_not_follow_the_ledger_composes_nothing_until_a_w
     assert s.write("Edit", formatted, old_string="line 20 of", new_string="line twenty of") is None
     assert s.ledger.unheld == (PATH,)
     # the model believes its edit; the segments hold Read #1's text: no base for the next edit
-    assert ledger.held_text(s.ledger, PATH, 41, s.blobs.get) is None
+    assert writes.held_text(s.ledger, PATH, 41, s.blobs.get) is None
     again = formatted.replace("line 10 of", "line ten of")
     assert s.write("Edit", again, old_string="line 10 of", new_string="line ten of") is None
     s.window(again, 1, 10)  # part of the file: still no base
@@ -207,7 +207,7 @@ def test_after_a_write_it_could_not_follow_the_ledger_composes_nothing_until_a_w
     assert s.read(again).kind == "unseen" and s.ledger.unheld == (PATH,)  # only changed lines
     assert s.read(again).kind == "full"  # the escape hatch: the whole file, a base again
     assert s.ledger.unheld == ()
-    assert ledger.held_text(s.ledger, PATH, 41, s.blobs.get) == again
+    assert writes.held_text(s.ledger, PATH, 41, s.blobs.get) == again
 
 
 def test_write_records_and_history() -> None:

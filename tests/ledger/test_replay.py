@@ -239,12 +239,12 @@ def test_an_edit_claude_code_applied_otherwise_is_not_held(tmp_path: Path) -> No
 def test_the_safety_check_catches_a_ledger_that_holds_what_the_context_was_not_given(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = ledger.record_write
+    real = replay.writes.record_write
 
     def wrong(led, tool, path, held, *args):  # the ledger keeps its own idea of the text
         return real(led, tool, path, None if held is None else held + "extra\n", *args)
 
-    monkeypatch.setattr(ledger, "record_write", wrong)
+    monkeypatch.setattr(replay.writes, "record_write", wrong)
     monkeypatch.setattr(replay.writes, "held_after", lambda event, before: "x\n")
     monkeypatch.setattr(replay.replay_writes, "file_after", lambda *a: "x\n")
     path = tmp_path / "t.jsonl"

@@ -309,7 +309,7 @@ def _on_write(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> None:
         ) as ctx:
             held, reason = _held_after(ctx, event)
             sha = ledger.sha256(held) if held is not None else ""
-            ctx.ledger = ledger.record_write(
+            ctx.ledger = writes.record_write(
                 ctx.ledger, name, path, held, reason, event.tool_use_id, sha
             )
             if held is not None:
@@ -328,14 +328,13 @@ def _on_write(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> None:
 
 def _held_after(ctx: Any, event: Any) -> tuple[str | None, str]:
     """(the whole text the context holds of the file after `event`, or None, and why)."""
-    from ccstate.ledger import core as ledger
     from ccstate.ledger import writes
 
     if event.skip:
         return None, event.skip
     before = None
     if event.tool != "Write":
-        before = ledger.held_text(ctx.ledger, event.path, event.original_lines, ctx.load)
+        before = writes.held_text(ctx.ledger, event.path, event.original_lines, ctx.load)
     held = writes.held_after(event, before)
     if held is None and before is None:
         return None, "the context did not hold the whole file"

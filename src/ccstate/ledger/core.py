@@ -14,15 +14,7 @@ from __future__ import annotations
 import os
 
 from ccstate.ledger import text as ledger_text
-from ccstate.ledger.records import (
-    Claim,
-    Decision,
-    Ledger,
-    Options,
-    ReadEvent,
-    Segment,
-    write_no,
-)
+from ccstate.ledger.records import Claim, Decision, Ledger, Options, ReadEvent, Segment
 from ccstate.ledger.text import NOTICE_TAG
 from ccstate.store import sha256_hex
 
@@ -400,10 +392,10 @@ def new_epoch(ledger: Ledger, reason: str) -> Ledger:
 
 def with_meta(ledger: Ledger, **meta: Any) -> Ledger:
     """The ledger with `meta` entries set (the epoch's witnesses, docs/RELIABILITY.md)."""
-    return _with(ledger, meta={**ledger.meta, **meta})
+    return updated(ledger, meta={**ledger.meta, **meta})
 
 
-def _with(ledger: Ledger, **changes: Any) -> Ledger:
+def updated(ledger: Ledger, **changes: Any) -> Ledger:
     """A copy of `ledger` with some fields replaced (records are values)."""
     fields = {name: getattr(ledger, name) for name in Ledger.__slots__}
     return Ledger(**{**fields, **changes})
@@ -429,68 +421,3 @@ def known_lines(ledger: Ledger, path: str, start: int, end: int, load: Loader) -
         return None
     owners, texts, missing = _latest_lines(ledger.paths.get(path, ()), start, end, load)
     return None if missing or not all(owners) else texts
-
-
-# --------------------------------------------------------------------------- the context's writes
-
-
-def held_text(ledger: Ledger, path: str, lines: int, load: Loader) -> str | None:
-    """The whole text the context last received of `path`, when it received every line:
-    lines 1..`lines` (the file's line count before the write, 0 when unknown: up to the last
-    line any segment holds). None when a line is missing or its text is not kept."""
-    segments = ledger.paths.get(path, ())
-    if not segments or path in ledger.unheld:
-        return None
-    last = lines or max(s.end for s in segments)
-    got = known_lines(ledger, path, 1, last, load)
-    return None if got is None else "\n".join(got)
-
-
-def record_write(
-    ledger: Ledger,
-    tool: str,
-    path: str,
-    held: str | None,
-    reason: str,
-    tool_use_id: str = "",
-    sha: str = "",
-) -> Ledger:
-    """The ledger after the context's own `tool` call (Write, Edit, MultiEdit) wrote `path`.
-    `held` is the whole text the context now holds of the file, verified against the disk
-    (ledger/writes.py), or None: then the path's segments stay, true of what its Reads
-    delivered, and a later Read is compared with them. Any write ends the escape hatch."""
-    count = ledger.writes.get(tool, 0) + 1
-    writes = {**ledger.writes, tool: count}
-    no = write_no(tool, count)
-    paths = dict(ledger.paths)
-    stats = dict(ledger.stats)
-    stats["writes"] = stats.get("writes", 0) + 1
-    if held is not None:
-        sha = sha or sha256(held)
-        paths.pop(path, None)
-        paths[path] = (Segment(1, held.count("\n") + 1, sha, no, "1:"),)
-        while len(paths) > MAX_PATHS:
-            del paths[next(iter(paths))]
-        stats["writes_held"] = stats.get("writes_held", 0) + 1
-    unheld = tuple(p for p in ledger.unheld if p != path and p in paths)
-    if held is None and path in paths:
-        unheld = (*unheld, path)
-    entry = {
-        "n": count,
-        "tool": tool,
-        "tool_use_id": tool_use_id,
-        "path": path,
-        "sha": sha if held is not None else "",
-        "kind": "held" if held is not None else "not held",
-        "reason": reason,
-        "epoch": ledger.epoch,
-    }
-    return _with(
-        ledger,
-        paths=paths,
-        pending=None,
-        history=(*ledger.history[-(MAX_HISTORY - 1) :], entry),
-        stats=stats,
-        writes=writes,
-        unheld=unheld,
-    )

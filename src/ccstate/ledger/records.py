@@ -265,5 +265,5 @@ class Ledger(_Record):
         self.writes: Mapping[str, int] = writes if writes is not None else {}
         # paths the context wrote since their last whole delivery without the ledger knowing
         # the result: their segments still say what Reads delivered, but are no base for the
-        # text after a later edit (core.held_text)
+        # text after a later edit (writes.held_text)
         self.unheld = unheld

@@ -355,11 +355,11 @@ class _Simulation:
         if not event.skip:
             before = None
             if name != "Write":
-                before = ledger.held_text(ctx.ledger, path, event.original_lines, self.blobs.get)
+                before = writes.held_text(ctx.ledger, path, event.original_lines, self.blobs.get)
             held = writes.held_after(event, before)
             if held is not None and held != replay_writes.file_after(name, tool_input, extra):
                 held = None
-        ctx.ledger = ledger.record_write(ctx.ledger, name, path, held, event.skip, tool_use_id)
+        ctx.ledger = writes.record_write(ctx.ledger, name, path, held, event.skip, tool_use_id)
         self.totals.writes[name] += 1
         known = ctx.views.after_write(name, path, tool_input, event.original_lines)
         no = write_no(name, ctx.ledger.writes[name])

@@ -23,12 +23,15 @@ from __future__ import annotations
 import os
 import stat
 
-from ccstate.ledger.records import WRITE_TOOLS
+from ccstate.ledger.core import MAX_HISTORY, MAX_PATHS, known_lines, sha256, updated
+from ccstate.ledger.records import WRITE_TOOLS, Ledger, Segment, write_no
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
+
+    from ccstate.ledger.core import Loader
 
 MAX_VIEW_BYTES = 2 << 20  # a whole-file Read stops at 256 KiB; larger files are left alone
 
@@ -190,3 +193,68 @@ def disk_view(path: str) -> tuple[str | None, bytes | None, list[int] | None]:
         return None, None, None
     finally:
         os.close(fd)
+
+
+# --------------------------------------------------------------------------- bookkeeping
+
+
+def held_text(ledger: Ledger, path: str, lines: int, load: Loader) -> str | None:
+    """The whole text the context last received of `path`, when it received every line:
+    lines 1..`lines` (the file's line count before the write, 0 when unknown: up to the last
+    line any segment holds). None when a line is missing or its text is not kept."""
+    segments = ledger.paths.get(path, ())
+    if not segments or path in ledger.unheld:
+        return None
+    last = lines or max(s.end for s in segments)
+    got = known_lines(ledger, path, 1, last, load)
+    return None if got is None else "\n".join(got)
+
+
+def record_write(
+    ledger: Ledger,
+    tool: str,
+    path: str,
+    held: str | None,
+    reason: str,
+    tool_use_id: str = "",
+    sha: str = "",
+) -> Ledger:
+    """The ledger after the context's own `tool` call (Write, Edit, MultiEdit) wrote `path`.
+    `held` is the whole text the context now holds of the file, verified against the disk
+    (ledger/writes.py), or None: then the path's segments stay, true of what its Reads
+    delivered, and a later Read is compared with them. Any write ends the escape hatch."""
+    count = ledger.writes.get(tool, 0) + 1
+    writes = {**ledger.writes, tool: count}
+    no = write_no(tool, count)
+    paths = dict(ledger.paths)
+    stats = dict(ledger.stats)
+    stats["writes"] = stats.get("writes", 0) + 1
+    if held is not None:
+        sha = sha or sha256(held)
+        paths.pop(path, None)
+        paths[path] = (Segment(1, held.count("\n") + 1, sha, no, "1:"),)
+        while len(paths) > MAX_PATHS:
+            del paths[next(iter(paths))]
+        stats["writes_held"] = stats.get("writes_held", 0) + 1
+    unheld = tuple(p for p in ledger.unheld if p != path and p in paths)
+    if held is None and path in paths:
+        unheld = (*unheld, path)
+    entry = {
+        "n": count,
+        "tool": tool,
+        "tool_use_id": tool_use_id,
+        "path": path,
+        "sha": sha if held is not None else "",
+        "kind": "held" if held is not None else "not held",
+        "reason": reason,
+        "epoch": ledger.epoch,
+    }
+    return updated(
+        ledger,
+        paths=paths,
+        pending=None,
+        history=(*ledger.history[-(MAX_HISTORY - 1) :], entry),
+        stats=stats,
+        writes=writes,
+        unheld=unheld,
+    )
