@@ -225,3 +225,19 @@ def test_a_locked_ledger_is_logged_and_the_write_not_recorded(git_project: Path)
     assert heartbeat(git_project)["detail"]["ledger_reason"] == "ledger locked"
     log = (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
     assert "the Write was not recorded" in log
+
+
+def test_a_resume_or_a_clear_after_the_write_serves_the_read_in_full(git_project: Path) -> None:
+    target = git_project / "new.py"
+    target.write_text(BODY)
+    hook(git_project, write_payload(git_project, target, BODY))
+    resume = make_payload("SessionStart", git_project, source="resume")
+    assert run_hook("SessionStart", resume, cwd=git_project)[0] == 0
+    assert notice_of(git_project, target, BODY) == ""  # resume: a new epoch
+    hook(git_project, write_payload(git_project, target, BODY))
+    cleared = notice_of(git_project, target, BODY, "toolu_after")
+    assert "unchanged since your Write #1 " in cleared  # written again in the new epoch
+    other = read_payload(git_project, target, BODY)
+    other["session_id"] = "99999999-2222-3333-4444-555555555555"  # /clear: a new session id
+    out = run_hook("PostToolUse", other, cwd=git_project)[1]
+    assert out is None
