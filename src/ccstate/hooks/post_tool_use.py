@@ -108,23 +108,12 @@ def _answer(
     from ccstate.errors import StateError
     from ccstate.ledger import core as ledger
     from ccstate.ledger import store as ledger_store
-    from ccstate.ledger import witness
 
     what = "shell read" if read.command else "Read"
     if not _context_known(inp):
         return ledger.Decision("full", "unknown context")
-    transcript = witness.transcript_for(inp.transcript_path, inp.session_id, inp.agent_id)
     try:
-        with ledger_store.open_context(
-            env.state,
-            inp.session_id,
-            inp.agent_id,
-            now=env.now,
-            verify=True,
-            transcript=transcript,
-            pid=env.environ.get("CLAUDE_PID", ""),
-            store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
-        ) as ctx:
+        with _open_context(inp, env) as ctx:
             decision = ledger.decide(ctx.ledger, read, ctx.load, opts, ctx.kept)
             cached = ctx.ledger.files.get(read.path)
             sha, stamp = ledger_store.file_sha(read.path, cached) if not read.skip else ("", None)
@@ -141,6 +130,23 @@ def _answer(
         _log(env, f"read ledger: new epoch ({ctx.reset})")
         detail["ledger_epoch"] = ctx.reset
     return decision
+
+
+def _open_context(inp: HookInput, env: HookEnv) -> Any:
+    """This context's ledger, locked, its epoch checked by the witnesses (docs/RELIABILITY.md)."""
+    from ccstate.ledger import store as ledger_store
+    from ccstate.ledger import witness
+
+    return ledger_store.open_context(
+        env.state,
+        inp.session_id,
+        inp.agent_id,
+        now=env.now,
+        verify=True,
+        transcript=witness.transcript_for(inp.transcript_path, inp.session_id, inp.agent_id),
+        pid=env.environ.get("CLAUDE_PID", ""),
+        store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
+    )
 
 
 def _on_shell_read(
@@ -285,8 +291,7 @@ def _on_write(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> None:
     were (docs/LEDGER.md "The context's own writes"). Outcome in `detail`."""
     from ccstate.errors import StateError
     from ccstate.ledger import core as ledger
-    from ccstate.ledger import store as ledger_store
-    from ccstate.ledger import witness, writes
+    from ccstate.ledger import writes
 
     name = inp.tool_name or ""
     raw = inp.tool_input.get("file_path")
@@ -295,18 +300,8 @@ def _on_write(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> None:
     if not path or not _context_known(inp):
         detail.update(ledger="not recorded", ledger_reason=event.skip or "unknown context")
         return
-    transcript = witness.transcript_for(inp.transcript_path, inp.session_id, inp.agent_id)
     try:
-        with ledger_store.open_context(
-            env.state,
-            inp.session_id,
-            inp.agent_id,
-            now=env.now,
-            verify=True,
-            transcript=transcript,
-            pid=env.environ.get("CLAUDE_PID", ""),
-            store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
-        ) as ctx:
+        with _open_context(inp, env) as ctx:
             held, reason = _held_after(ctx, event)
             sha = ledger.sha256(held) if held is not None else ""
             ctx.ledger = writes.record_write(
