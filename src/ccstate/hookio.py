@@ -310,6 +310,13 @@ def output_result(
             "content": text,
             "numLines": text.count("\n") + 1,
         }
+        # 2.1.x: the model is told "[Showing results with pagination = limit: 250]" (the
+        # default head_limit) and that a search timed out from these; a digest keeps them
+        for key in ("appliedLimit", "appliedOffset", "totalLines"):
+            if _int(response.get(key)):
+                shape[key] = _int(response.get(key))
+        if response.get("timedOut") is True:
+            shape["timedOut"] = True
     elif tool_name == "Glob":
         names = text.split("\n")
         shape = {

@@ -25,7 +25,7 @@ CHARS_PER_TOKEN = 3  # conservative for paths and code; the real count is checke
 # section key -> (title, most items rendered before the budget trims further)
 SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("next", "Next steps (from the agent)", 6),
-    ("goal", "Goal", 2),
+    ("goal", "Goal", 4),  # first and latest prompt, the session's title, Claude Code's recap
     ("changed", "What changed", 16),
     ("checks", "Verification", 5),
     ("todos", "Open todos", 8),
@@ -33,6 +33,7 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("decisions", "Decisions", 3),
     ("state", "Repository state", 4),
 )
+NAMED = ("session title:", "Claude Code's recap:")  # goal items that are not prompts
 MAX_KEPT = 60  # items kept in the JSON (the markdown shows fewer)
 NO_NOTES = 'none written yet: the agent adds them with `ccstate handoff note "..."`'
 _WS = re.compile(r"\s+")
@@ -137,7 +138,7 @@ def build(
             "goal",
             tuple(
                 Item(f'{label}: "{clip(r, p.text, 240)}"', f"L{p.line}", clip(r, p.text, 120))
-                for label, p in scan.goal_prompts()
+                for label, p in [*scan.goal_prompts(), *scan.named()]
             ),
         ),
         ("changed", _changed(scan, snap, r, shown)),
@@ -295,7 +296,7 @@ def make_gist(handoff: Handoff) -> tuple[tuple[str, str], ...]:
     if notes:
         more = f" (+{len(notes) - 1} more)" if len(notes) > 1 else ""
         gist.append(("next", notes[0].tag + more))
-    goal = handoff.section("goal")
+    goal = [i for i in handoff.section("goal") if not i.text.startswith(NAMED)]
     if goal:
         gist.append(("goal", goal[0].tag))
     if len(goal) > 1:

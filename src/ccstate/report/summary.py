@@ -504,6 +504,10 @@ def composition_rows(comp: Composition) -> list[tuple[str, int, int]]:
     rows.append(
         ("compaction summaries", comp.compact_summaries, est_tokens(comp.compact_summary_chars))
     )
+    rows += [
+        (f"attached: {kind}", n, est_tokens(comp.attached_chars[kind]))
+        for kind, n in sorted(comp.attached_count.items())
+    ]
     return rows
 
 
@@ -556,6 +560,10 @@ def scope_json(scope: Scope, top: int = 10, rows: bool = True) -> dict[str, Any]
             "compaction_summaries": {
                 "count": comp.compact_summaries,
                 "est_tokens": est_tokens(comp.compact_summary_chars),
+            },
+            "attached": {  # by Claude Code itself (2.1.x attachment records)
+                kind: {"count": n, "est_tokens": est_tokens(comp.attached_chars[kind])}
+                for kind, n in sorted(comp.attached_count.items())
             },
         },
         "rereads": reread_summary(comp),

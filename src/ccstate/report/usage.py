@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from ccstate import transcript
 from ccstate.ledger.text import NOTE_TAG, NOTICE_TAG
-from ccstate.report.composition import Composition, Tracker
+from ccstate.report.composition import ATTACHED_KINDS, Composition, Tracker
 from ccstate.report.timeline import Sizes
 
 CAPSULE_HEADER = "[ccstate] project state"  # = capsule.HEADER, kept literal: no import chain
@@ -48,6 +48,10 @@ SKIP_TYPES = frozenset(
         "api-request-blob",
         "last-prompt",
         "tools-used",
+        "permission-mode",  # 2.1.x: the mode, the session's names
+        "custom-title",
+        "agent-name",
+        "ai-title",
     }
 )
 
@@ -374,12 +378,15 @@ class _Scanner:
         if not isinstance(attachment, dict):
             return
         kind = attachment.get("type")
+        shown = ATTACHED_KINDS.get(kind) if isinstance(kind, str) else None
+        if shown is not None:
+            self.tracker.attached(shown, _attached_chars(str(kind), attachment))
         if kind == "hook_additional_context":
             for value in _strings(attachment.get("content")):
                 self._maybe_injection(thread, value)
         elif kind == "instructions" or kind == "nested_memory":  # CLAUDE.md files (2.1.x)
             self.sizes.add(thread, "claude_md", sum(len(v) for v in _strings(attachment)))
-        elif kind == "file":  # a file compaction attached again (a Read result)
+        elif kind == "file":  # a file compaction attached again, or an @-mention
             self.sizes.add(thread, "tool:Read", sum(len(v) for v in _strings(attachment)))
         if isinstance(kind, str) and kind.startswith("hook_"):
             self._hook(thread, attachment)
@@ -480,6 +487,25 @@ def result_text(content: Any) -> str:
             if isinstance(b, dict) and b.get("type") == "text"
         )
     return ""
+
+
+def _attached_chars(kind: str, attachment: dict[str, Any]) -> int:
+    """What of an attachment the model reads: its content (a file's text, a nested
+    CLAUDE.md's, a hook's context...), not the paths and flags around it."""
+    if kind == "file":
+        content = attachment.get("content")
+        file = content.get("file") if isinstance(content, dict) else None
+        text = file.get("content") if isinstance(file, dict) else None
+        return len(text) if isinstance(text, str) else sum(len(v) for v in _strings(content))
+    if kind == "nested_memory":
+        content = attachment.get("content")
+        inner = content.get("content") if isinstance(content, dict) else content
+        return sum(len(v) for v in _strings(inner))
+    key = {"edited_text_file": "snippet", "queued_command": "prompt"}.get(kind, "content")
+    value = attachment.get(key)
+    if kind.endswith("_delta"):
+        value = [attachment.get("addedBlocks"), attachment.get("addedLines")]
+    return sum(len(v) for v in _strings(value))
 
 
 def _strings(value: Any) -> list[str]:
