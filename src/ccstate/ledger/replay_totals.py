@@ -54,7 +54,7 @@ def _by_source() -> dict[str, list[int]]:
 @dataclass
 class Totals:
     reads: int = 0
-    rereads: int = 0  # Reads of a path this context already read in the epoch
+    rereads: int = 0  # Reads of a path this context already read or wrote in the epoch
     replaced: dict[str, int] = field(default_factory=lambda: _zeros(KINDS))
     read_chars: int = 0
     chars_saved: int = 0
