@@ -87,7 +87,7 @@ COLUMNS = (
     "unseen",
     "diff",
     "shell",
-    "writes held",
+    "held",  # the writes after which the ledger holds the file, of all writes
     "chars",
     "tokens",
     "token-turns",
