@@ -32,6 +32,7 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("errors", "Unresolved errors", 3),
     ("decisions", "Decisions", 3),
     ("state", "Repository state", 4),
+    ("compactions", "Compactions (what the summary kept of what ccstate asked)", 3),
 )
 NAMED = ("session title:", "Claude Code's recap:")  # goal items that are not prompts
 MAX_KEPT = 60  # items kept in the JSON (the markdown shows fewer)
@@ -128,8 +129,10 @@ def build(
     *,
     known_decisions: Iterable[str] | None = None,
     roots: Sequence[str] = (),
+    compactions: Sequence[tuple[str, str]] = (),
 ) -> Handoff:
-    """The handoff for one session. `roots` make file paths relative (project first)."""
+    """The handoff for one session. `roots` make file paths relative (project first);
+    `compactions`: (text, provenance) per compaction ccstate checked (compaction/store.py)."""
     r = redactor
     shown = _relative(roots)
     sections = (
@@ -147,9 +150,15 @@ def build(
         ("errors", _errors(scan, r, shown)),
         ("decisions", _decisions(scan, known_decisions)),
         ("state", _state(snap, r, meta)),
+        ("compactions", compaction_items(compactions, r)),
     )
     draft = Handoff(meta, sections, ())
     return Handoff(meta, sections, make_gist(draft))
+
+
+def compaction_items(entries: Sequence[tuple[str, str]], r: Redactor) -> tuple[Item, ...]:
+    """Newest first: the latest compaction is what the successor most needs to know about."""
+    return tuple(Item(clip(r, text, 300), source) for text, source in reversed(entries))
 
 
 def note_items(notes: Sequence[str], r: Redactor) -> tuple[Item, ...]:

@@ -284,6 +284,11 @@ class Tracker:
                 del comp.reread_files[path], comp.reread_file_chars[path]
         self._last_read = None
 
+    def last_read_kind(self, key: str) -> str:
+        """The kind of the latest Read counted, when it was in thread `key` ("" otherwise)."""
+        last = self._last_read
+        return last[2] if last is not None and last[0] == key else ""
+
     def attached(self, kind: str, chars: int) -> None:
         """Content Claude Code attached to the context itself (`ATTACHED_KINDS`' value)."""
         self.comp.attached_count[kind] += 1
