@@ -38,7 +38,7 @@ HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
     ("UserPromptSubmit", None, 10),
 )
 PLUGIN_COMMAND = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/run.py" '
-HOOK_SCRIPT = "ccstate-hook"  # the console script; install.sh links it into a bin dir on PATH
+HOOK_SCRIPT = "ccstate-hook"  # src/bin/ccstate-hook; install.sh links it into a bin dir on PATH
 MARKERS = ("ccstate.hooks", HOOK_SCRIPT, "hooks/run.py")
 NOT_INSTALLED = (
     "ccstate: this project's hooks (.claude/settings.json) run `ccstate-hook`, which is not "
