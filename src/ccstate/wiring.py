@@ -82,7 +82,7 @@ CLAUDE_EVENTS: dict[str, tuple[str, ...]] = {
 }
 CLAUDE_EVENTS["2.1.332"] = (*CLAUDE_EVENTS["2.1.328"], "PreSkillShellCommand")
 PLUGIN_COMMAND = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/run.py" '
-HOOK_SCRIPT = "ccstate-hook"  # the console script; install.sh links it into a bin dir on PATH
+HOOK_SCRIPT = "ccstate-hook"  # src/bin/ccstate-hook; install.sh links it into a bin dir on PATH
 MARKERS = ("ccstate.hooks", HOOK_SCRIPT, "hooks/run.py")
 NOT_INSTALLED = (
     "ccstate: this project's hooks (.claude/settings.json) run `ccstate-hook`, which is not "

@@ -159,7 +159,36 @@ def _edit_payload(project: Path) -> dict:
     )
 
 
-@pytest.mark.parametrize("kind", ["Read", "Edit of a .py file", "Bash ls"])
+def _glob_payload(project: Path) -> dict:
+    names = [str(project / f"src/m{i}.py") for i in range(10)]
+    response = {"filenames": names, "durationMs": 3, "numFiles": 10, "truncated": False}
+    return make_payload(
+        "PostToolUse",
+        project,
+        tool_name="Glob",
+        tool_input={"pattern": "src/*.py"},
+        tool_response=response,
+    )
+
+
+def _write_payload(project: Path) -> dict:
+    path = project / "new.py"
+    path.write_text("x = 1\n")
+    write = {"file_path": str(path), "content": "x = 1\n"}
+    response = {"type": "create", "filePath": str(path), "content": "x = 1\n", "originalFile": None}
+    return make_payload(
+        "PostToolUse", project, tool_name="Write", tool_input=write, tool_response=response
+    )
+
+
+# Decided from the payload alone (#14). A Glob of ten long paths (over the least
+# `outputs.min_chars`) loads the config to compare with it, but imports no more.
+NOTHING_TO_DO = ("Bash ls",)
+
+
+@pytest.mark.parametrize(
+    "kind", ["Read", "Edit of a .py file", "Write of a .py file", "Glob of ten files", "Bash ls"]
+)
 def test_hot_hooks_import_only_the_standard_library(
     kind: str, git_project: Path, interpreter_baseline: set[str]
 ) -> None:
@@ -170,7 +199,9 @@ def test_hot_hooks_import_only_the_standard_library(
     payloads = {
         "Read": sample_payload("PostToolUse", git_project),
         "Edit of a .py file": _edit_payload(git_project),
+        "Write of a .py file": _write_payload(git_project),
         "Bash ls": _bash_payload(git_project, "ls", "app.py\nREADME.md\n"),
+        "Glob of ten files": _glob_payload(git_project),
     }
     code, _, _, err = run_hook("PostToolUse", payloads[kind], cwd=git_project, argv=argv)
     assert code == 0
@@ -180,7 +211,7 @@ def test_hot_hooks_import_only_the_standard_library(
     slow = imported & {*SLOW_STDLIB, *LEAN}
     assert not slow, f"hot hook imports {slow}: each costs milliseconds on every tool call"
     modules = {line.split("|")[-1].strip() for line in err.splitlines() if "|" in line}
-    if kind != "Read":  # nothing to do: no config, state, ledger or heartbeat (#14)
+    if kind in NOTHING_TO_DO:  # no config, state, ledger or heartbeat (#14)
         assert not {"ccstate.ledger.store", "ccstate.outputs.core"} & modules
         assert not (git_project / ".ccstate" / "heartbeat" / "PostToolUse.json").exists()
 
