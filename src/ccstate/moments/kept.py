@@ -1,12 +1,13 @@
 """What ccstate kept out of this session's contexts so far, in tokens, for the status line.
 
 ONE function, `session_kept_out_tokens`, so that the count can be swapped for the session's
-*applied* kept-out tokens (issue #24.4: a replacement counted only once Claude Code delivered
-it) without touching the status line. Until then it reads what the report's own figure rests
-on that is kept per session on disk: the read ledger's `stats.saved_chars` of every context of
-the session (`<state>/ledger/<session>/main.json`, `agent-<id>.json`; ledger/store.py), in
-tokens as the report estimates them (characters / 4, rounded up; report/summary.py). Output
-digests keep no per-session tally yet, so they are not in it (docs/MOMENTS.md).
+*applied* kept-out tokens without touching the status line. That figure,
+`report.summary.kept_out_as_applied` (#24.4), parses the whole transcript with the report's
+modules: far too slow for a line run after every message, so it would have to come from a
+cache a hook writes (docs/MOMENTS.md). Until then this reads what is kept per session on
+disk: the read ledger's `stats.saved_chars` of every context of the session
+(`<state>/ledger/<session>/main.json`, `agent-<id>.json`; ledger/store.py), in tokens as the
+report estimates them (characters / 4, rounded up; report/summary.py). Digests are not in it.
 Reads only; a missing state dir or ledger costs one failed `scandir`.
 """
 
