@@ -37,6 +37,7 @@ EVENTS = (
     "PostToolUse",
     "UserPromptSubmit",
     "PreModelSwitch",
+    "Stop",
 )
 # What PreModelSwitch may answer (2.1.328 and 2.1.332): "ask" shows the reason in Claude
 # Code's confirm dialog; ccstate never sends "deny", nor "allow" (it skips that dialog).

@@ -1,0 +1,66 @@
+"""The Stop hook as Claude Code runs it (a process, the payload on stdin): it writes the
+session's applied kept-out counter for the status line (hooks/stop.py, moments/kept.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from ccstate.moments import kept
+from ccstate.report import applied
+from helpers import make_payload, run_hook
+from report.test_applied import session_records, write
+
+SESSION = "11111111-2222-3333-4444-555555555555"
+
+
+def counter(project: Path) -> Path:
+    return project / ".ccstate" / "cache" / "kept" / f"{SESSION}.json"
+
+
+def stop(project: Path, **fields: object) -> tuple[int, str]:
+    code, _parsed, out, _err = run_hook(
+        "Stop", make_payload("Stop", project, **fields), cwd=project
+    )
+    return code, out
+
+
+def test_it_writes_the_reports_figure_privately_and_prints_nothing(git_project: Path) -> None:
+    records = session_records()
+    main = write(git_project / "transcript.jsonl", records)
+    assert stop(git_project) == (0, "")
+    data = json.loads(counter(git_project).read_text())
+    expected = applied.kept_out_as_applied(records, main.name)
+    assert (data["tokens"], data["replacements"]) == (expected.tokens, expected.replacements)
+    assert data["transcript"] == str(main)
+    assert data["files"] == {str(main): main.stat().st_size}
+    assert stat.S_IMODE(counter(git_project).stat().st_mode) == 0o600
+    for folder in (counter(git_project).parent, counter(git_project).parent.parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    seen = kept.session_kept(str(git_project / ".ccstate"), SESSION, str(main))
+    assert seen is not None and (seen.tokens, seen.behind) == (expected.tokens, False)
+
+
+def test_an_unchanged_transcript_is_not_scanned_again(git_project: Path) -> None:
+    write(git_project / "transcript.jsonl", session_records())
+    stop(git_project)
+    os.utime(counter(git_project), (1, 1))
+    stop(git_project)
+    assert counter(git_project).stat().st_mtime == 1  # "current": not rewritten
+    with (git_project / "transcript.jsonl").open("a") as fh:
+        fh.write(json.dumps({"type": "system", "subtype": "turn_duration"}) + "\n")
+    stop(git_project)
+    assert counter(git_project).stat().st_mtime > 1
+
+
+def test_off_missing_or_odd_input_writes_nothing_and_exits_0(git_project: Path) -> None:
+    assert stop(git_project) == (0, "")  # no transcript file
+    assert stop(git_project, transcript_path="") == (0, "")
+    assert stop(git_project, session_id="../../x") == (0, "")
+    assert not (git_project / ".ccstate" / "cache" / "kept").exists()
+    write(git_project / "transcript.jsonl", session_records())
+    (git_project / ".ccstate.yaml").write_text("moments:\n  statusline:\n    enabled: false\n")
+    assert stop(git_project) == (0, "")
+    assert not counter(git_project).exists()
