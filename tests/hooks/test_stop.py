@@ -64,3 +64,13 @@ def test_off_missing_or_odd_input_writes_nothing_and_exits_0(git_project: Path) 
     (git_project / ".ccstate.yaml").write_text("moments:\n  statusline:\n    enabled: false\n")
     assert stop(git_project) == (0, "")
     assert not counter(git_project).exists()
+
+
+def test_session_end_counts_too(git_project: Path) -> None:
+    """A headless session exits before an async Stop is done: SessionEnd brings it up to date."""
+    records = session_records()
+    write(git_project / "transcript.jsonl", records)
+    payload = make_payload("SessionEnd", git_project, reason="other")
+    assert run_hook("SessionEnd", payload, cwd=git_project)[0] == 0
+    data = json.loads(counter(git_project).read_text())
+    assert data["tokens"] == applied.kept_out_as_applied(records).tokens > 0

@@ -1,7 +1,8 @@
 """Stop: count what ccstate kept out of the session so far, as Claude Code applied it, into
 the counter the status line reads (moments/kept.py; docs/MOMENTS.md).
 
-Registered `async`: Claude Code does not wait for it, so a turn never ends later for it. The
+Registered `async`: Claude Code does not wait for it, so a turn never ends later for it (a
+headless `claude -p` cancels it as it exits: SessionEnd counts too, hooks/session_end.py). The
 figure is `report.applied`'s, the one `ccstate report` credits, over the main transcript and
 its subagents' as they are now; the whole files are scanned again (about 12 ms a MB with
 orjson) unless the counter already covers every byte of them. Prints nothing.
@@ -14,22 +15,29 @@ from ccstate.hooks import HookEnv
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
+    return HookResult.noop(**count_kept(inp, env))
+
+
+def count_kept(inp: HookInput, env: HookEnv) -> dict[str, object]:
+    """Bring the session's counter up to date (also at SessionEnd: a headless `claude -p`
+    exits before an async Stop hook is done, and Claude Code cancels it); what was done, for
+    the heartbeat."""
     if not env.config.get("moments.statusline.enabled"):
-        return HookResult.noop(kept="disabled")
+        return {"kept": "disabled"}
     main = inp.transcript_path
     if not main:
-        return HookResult.noop(kept="no transcript")
+        return {"kept": "no transcript"}
     from ccstate.moments import kept
 
     if kept.counter_path(env.state, inp.session_id) is None:
-        return HookResult.noop(kept="session id names no file")
+        return {"kept": "session id names no file"}
     if kept.is_current(kept.load(env.state, inp.session_id), main):
-        return HookResult.noop(kept="current")
+        return {"kept": "current"}
     from ccstate.report.applied import session_kept
 
     found = session_kept(kept.session_files(main))
     if not found.covered:
-        return HookResult.noop(kept="transcript not readable")
+        return {"kept": "transcript not readable"}
     figure = (found.tokens, found.saved_chars, found.replacements)
     kept.save(env.state, inp.session_id, main, figure, found.covered, env.now)
-    return HookResult.noop(kept=found.tokens, replacements=found.replacements)
+    return {"kept": found.tokens, "replacements": found.replacements}
