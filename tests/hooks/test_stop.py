@@ -8,9 +8,15 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
+from ccstate.config import Config
+from ccstate.hookio import HookInput
+from ccstate.hooks import HookEnv
+from ccstate.hooks.stop import count_kept
 from ccstate.moments import kept
 from ccstate.report import applied
-from helpers import make_payload, run_hook
+from helpers import MODERN, PUBLIC, corpus_absent, make_payload, run_hook
 from report.test_applied import session_records, write
 
 SESSION = "11111111-2222-3333-4444-555555555555"
@@ -74,3 +80,50 @@ def test_session_end_counts_too(git_project: Path) -> None:
     assert run_hook("SessionEnd", payload, cwd=git_project)[0] == 0
     data = json.loads(counter(git_project).read_text())
     assert data["tokens"] == applied.kept_out_as_applied(records).tokens > 0
+
+
+def _count_in_process(project: Path, main: Path) -> dict[str, object]:
+    inp = HookInput("Stop", SESSION, str(project), transcript_path=str(main))
+    env = HookEnv(str(project), str(project / ".ccstate"), Config(), now=0.0)
+    return count_kept(inp, env)
+
+
+def _fed_in_chunks(tmp_path: Path, data: bytes, cuts: int) -> list[object]:
+    """Write `data` in `cuts` chunks (cut anywhere, mid-line too), counting after each one as
+    the Stop hook does; at every step the counter must be `kept_out_as_applied` of the
+    complete lines written so far. The ways each step went, in order."""
+    project = tmp_path / "p"
+    project.mkdir()
+    main = project / "s.jsonl"
+    ways: list[object] = []
+    for n in range(1, cuts + 1):
+        upto = len(data) * n // cuts
+        main.write_bytes(data[:upto])
+        detail = _count_in_process(project, main)
+        ways.append(detail.get("scan", "scan") if isinstance(detail.get("kept"), int) else detail)
+        complete = data[: data.rfind(b"\n", 0, upto) + 1]
+        records = [json.loads(line) for line in complete.splitlines() if line.strip()]
+        saved = json.loads((project / ".ccstate/cache/kept" / f"{SESSION}.json").read_text())
+        expected = applied.kept_out_as_applied(records, main.name)
+        assert (saved["tokens"], saved["replacements"]) == (expected.tokens, expected.replacements)
+        assert saved["files"] == {str(main): len(complete)}
+    return ways
+
+
+def test_fed_in_chunks_the_counter_is_the_whole_scan_at_every_step(tmp_path: Path) -> None:
+    """The no-scan step (no ccstate mark in the new lines) and the scans agree with the whole
+    scan of the same bytes: with a quiet tail appended, both ways are taken."""
+    quiet = [{"type": "system", "subtype": "turn_duration", "n": n} for n in range(40)]
+    records = session_records() + quiet
+    data = "".join(json.dumps(r) + "\n" for r in records).encode()
+    ways = _fed_in_chunks(tmp_path, data, 60)
+    assert "scan" in ways and "none: no ccstate mark since" in ways, ways
+
+
+CORPUS = sorted(MODERN.glob("*.jsonl")) + sorted(PUBLIC.glob("*.jsonl"))
+
+
+@pytest.mark.skipif(not CORPUS, reason=corpus_absent(MODERN))
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name[:40] for p in CORPUS])
+def test_real_transcripts_fed_in_chunks_give_the_whole_scan(path: Path, tmp_path: Path) -> None:
+    _fed_in_chunks(tmp_path, path.read_bytes(), 7)

@@ -2,10 +2,11 @@
 the counter the status line reads (moments/kept.py; docs/MOMENTS.md).
 
 Registered `async`: Claude Code does not wait for it, so a turn never ends later for it (a
-headless `claude -p` cancels it as it exits: SessionEnd counts too, hooks/session_end.py). The
-figure is `report.applied`'s, the one `ccstate report` credits, over the main transcript and
-its subagents' as they are now; the whole files are scanned again (about 12 ms a MB with
-orjson) unless the counter already covers every byte of them. Prints nothing.
+headless `claude -p` cancels it as it exits: SessionEnd counts too, hooks/session_end.py).
+A turn whose new lines hold no ccstate mark adds nothing to the figure: the counter's covered
+bytes move on without a scan (`moments.kept.advanced`); otherwise the session's files are
+scanned again whole (about 12 ms a MB with orjson). The figure is `report.applied`'s, the one
+`ccstate report` credits, over the main transcript and its subagents'. Prints nothing.
 """
 
 from __future__ import annotations
@@ -31,8 +32,13 @@ def count_kept(inp: HookInput, env: HookEnv) -> dict[str, object]:
 
     if kept.counter_path(env.state, inp.session_id) is None:
         return {"kept": "session id names no file"}
-    if kept.is_current(kept.load(env.state, inp.session_id), main):
+    data = kept.load(env.state, inp.session_id)
+    if kept.is_current(data, main):
         return {"kept": "current"}
+    moved, before = kept.advanced(data, main), kept.figure(data)
+    if moved is not None and before is not None:  # nothing new of ccstate's: no scan
+        kept.save(env.state, inp.session_id, main, before, moved, env.now)
+        return {"kept": before[0], "scan": "none: no ccstate mark since"}
     from ccstate.report.applied import session_kept
 
     found = session_kept(kept.session_files(main))

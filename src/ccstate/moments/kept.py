@@ -118,6 +118,62 @@ def is_current(data: Mapping[str, object] | None, transcript_path: str) -> bool:
     return all(_size(path) == files[path] for path in files)
 
 
+def figure(data: Mapping[str, object] | None) -> tuple[int, int, int] | None:
+    """(tokens, saved characters, replacements) as `save` wrote them."""
+    if data is None:
+        return None
+    found = [_count(data.get(k)) for k in ("tokens", "saved_chars", "replacements")]
+    tokens, chars, replacements = found
+    if tokens is None or chars is None or replacements is None:
+        return None
+    return tokens, chars, replacements
+
+
+def advanced(data: Mapping[str, object] | None, main: str) -> dict[str, int] | None:
+    """The counter's covered bytes moved to the files' last complete lines, when nothing in
+    what they add can change the figure; None when a scan is needed.
+
+    Every saving the report credits comes from a line that holds ccstate's mark (a notice,
+    a digest's closing line, a note naming the lines a Read showed): a line without it adds
+    nothing, and what it changes for a later line is seen when that line (with its mark)
+    is scanned. So complete lines without the mark move the covered bytes on, and the figure
+    stays exact (tests/report/test_applied.py feeds transcripts in chunks both ways)."""
+    if data is None or data.get("transcript") != main:
+        return None
+    files = data.get("files")
+    if not isinstance(files, dict):
+        return None
+    names = session_files(main)
+    if set(files) - set(names):
+        return None  # a file it counted is gone: scan what there is
+    moved: dict[str, int] = {}
+    for path in names:
+        covered = _count(files.get(path, 0))
+        if covered is None:
+            return None
+        end = _clean_end(path, covered)
+        if end is None:
+            return None
+        moved[path] = end
+    return moved
+
+
+def _clean_end(path: str, start: int) -> int | None:
+    """Where the last complete line after `start` ends, when none of those lines holds the
+    mark; None when one does, the file shrank, or there is too much to look at."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < start or size - start > MAX_TAIL:
+                return None
+            fh.seek(start)
+            new = fh.read(size - start)
+    except OSError:
+        return None
+    complete = new[: new.rfind(b"\n") + 1]
+    return None if MARK in complete else start + len(complete)
+
+
 def _behind(main: str, files: Mapping[str, object]) -> bool:
     """Something ccstate wrote reached the session's files after the counter's bytes."""
     for path in session_files(main):
