@@ -393,7 +393,13 @@ def payloads(project: Project, session_tag: str = "") -> dict[str, Callable[[int
             "Stop",
             session_id=f"{SESSION_ID}-stop",
             stop_hook_active=False,
-            transcript_path=str(stop_transcript(project)),
+            transcript_path=str(stop_transcript(project, False)),
+        ),
+        "Stop scan": fixed(
+            "Stop",
+            session_id=f"{SESSION_ID}-stop-scan",
+            stop_hook_active=False,
+            transcript_path=str(stop_transcript(project, True)),
         ),
         "SessionStart": fixed("SessionStart", source="startup", model="claude-sonnet-4-5"),
         "SessionEnd": fixed("SessionEnd", reason="other"),
@@ -416,17 +422,21 @@ def payloads(project: Project, session_tag: str = "") -> dict[str, Callable[[int
 STATUS_SESSION = f"{SESSION_ID}-status"
 
 
-def stop_transcript(project: Project) -> Path:
-    return project.transcript.with_name(f"{SESSION_ID}-stop.jsonl")
+def stop_transcript(project: Project, scan: bool) -> Path:
+    return project.transcript.with_name(f"{SESSION_ID}-stop{'-scan' if scan else ''}.jsonl")
 
 
-def grow_stop_transcript(project: Project) -> None:
-    path = stop_transcript(project)
+def grow_stop_transcript(project: Project, scan: bool) -> None:
+    """One more line since the last Stop: a Read answered with a notice (`scan`), or not."""
+    path = stop_transcript(project, scan)
+    notice = f"[ccstate: not file content] {project.source} lines 1-400 of 400: unchanged"
     if not path.exists():
-        notice = f"[ccstate: not file content] {project.source} lines 1-400 of 400: unchanged"
         path.write_text(transcript_text(project.source) + _read_answered(project.source, notice))
     with path.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"type": "system", "subtype": "turn_duration"}) + "\n")
+        if scan:
+            fh.write(_read_answered(project.source, notice))
+        else:
+            fh.write(json.dumps({"type": "system", "subtype": "turn_duration"}) + "\n")
 
 
 def status_transcript(project: Project) -> Path:
@@ -587,15 +597,17 @@ def make_rows(python: str, project: Project, env: dict[str, str]) -> list[Row]:
         )
     )
     # The Stop hook behind the line's "kept out" (async: Claude Code does not wait for it),
-    # each run on a transcript one line longer than the counter covers: a full scan.
-    rows.append(
-        Row(
-            "-m ccstate.hooks Stop (kept-out counter, async)",
-            [python, "-m", "ccstate.hooks", "Stop"],
-            by_event["Stop"],
-            before=lambda: grow_stop_transcript(project),
+    # each run on a transcript grown since the counter: by a notice (a full scan), or by a
+    # line without ccstate's mark (the counter moves on unscanned).
+    for scan, label in ((True, "a new notice: full scan"), (False, "no new mark: no scan")):
+        rows.append(
+            Row(
+                f"-m ccstate.hooks Stop (kept-out counter, {label})",
+                [python, "-m", "ccstate.hooks", "Stop"],
+                by_event["Stop scan" if scan else "Stop"],
+                before=lambda scan=scan: grow_stop_transcript(project, scan),
+            )
         )
-    )
     cli = Path(python).parent / "ccstate"
     if cli.is_file():  # the click command with the same code: why settings.json does not run it
         rows.append(
