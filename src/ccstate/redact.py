@@ -29,8 +29,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
+    from typing import Any
 
-    from ccstate import clues
+    from ccstate import clues, gitleaks
 
 MARK = "[REDACTED:{}]"
 _B64 = r"A-Za-z0-9+/"
@@ -39,8 +40,8 @@ _B64 = r"A-Za-z0-9+/"
 RULES: tuple[tuple[str, str], ...] = (
     (
         "private-key",
-        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\n]*)",
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"  # a body, whole or cut short
+        r"(?:.{64,}?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\n]{16,})",
     ),
     (
         "aws-key",
@@ -56,10 +57,9 @@ RULES: tuple[tuple[str, str], ...] = (
         "gitlab-token",
         r"\bgl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent|feed|sd)-[A-Za-z0-9_-]{16,}",
     ),
-    ("slack-token", r"\bxox[abposrec]-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Za-z0-9-]{8,}"),
+    ("slack-token", r"\bxox[abposrec]-\d{6,}-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Za-z0-9-]{8,}"),
     ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
     ("discord-webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]+"),
-    ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
     ("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}"),
     ("google-oauth-token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
     ("npm-token", r"\bnpm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
@@ -92,6 +92,7 @@ RULES: tuple[tuple[str, str], ...] = (
     ("supabase-token", r"\bsbp_[a-f0-9]{40}\b"),
     ("planetscale-token", r"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}"),
     ("sentry-token", r"\bsntrys_[A-Za-z0-9+/=_]{40,}"),
+    ("flyio-token", r"\b(?:fo1_[\w-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})"),
     ("jwt", r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
     ("bearer", r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{12,})"),
     ("basic-auth", r"(?i)\bbasic\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
@@ -125,15 +126,39 @@ def entropy(s: str) -> float:
 
 def looks_random(value: str, *, min_len: int = 8, min_entropy: float = 3.0) -> bool:
     """Could `value` be a generated credential rather than a word, path, number or URL?"""
-    if len(value) < min_len or re.fullmatch(_PLAIN, value):
+    if len(value) < min_len or re.fullmatch(_PLAIN, value) or _is_path(value):
         return False
     return _classes(value) >= 2 and entropy(value) >= min_entropy
 
 
+def _is_path(value: str) -> bool:
+    """A path is names between slashes (`src/app/main.py`, `/run/secrets/api_key`); a random
+    value with slashes (`wJalrXUtnFEMI/K7MDENG/bPxRfiCY...`, base64) is not (#23)."""
+    if "/" not in value:
+        return False
+    parts = [p for p in value.split("/") if p not in ("", ".", "..", "~")]
+    return bool(parts) and all(re.fullmatch(_PATH_PART, p) for p in parts)
+
+
+def placeholder(value: str) -> bool:
+    """Is `value` a stand-in for a secret (`ghp_xxxx…`, `AKIA…EXAMPLE`, `abcdefgh…`,
+    `YOUR_TOKEN_HERE`) rather than one? As gitleaks' allowlists judge them."""
+    return re.search(_PLACEHOLDER, value) is not None
+
+
+_WORDS = r"[a-z]+(?:[_.-][a-z]+)*|[A-Z]+(?:[_.-][A-Z]+)*|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*"
 _PLAIN = (
-    r"[a-z]+(?:[_.-][a-z]+)*|[A-Z]+(?:[_.-][A-Z]+)*|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*"  # words
-    r"|\d+(?:[.,:]\d+)*|v?\d+(?:\.\d+)+[\w.-]*"  # numbers, versions
-    r"|[./~]?[\w.-]*(?:/[\w.-]+)+/?|https?://[^@\s]*"  # paths, URLs without credentials
+    rf"{_WORDS}|\d+(?:[.,:]\d+)*|v?\d+(?:\.\d+)+[\w.-]*"  # words, numbers, versions
+    r"|[A-Za-z]+(?:[_.-][A-Za-z]+)*[_.:-]v?\d+(?:\.\d+)+[\w.-]*"  # artifacts: jjwt-jackson-0.11.2
+    r"|https?://[^@\s]*"  # URLs without credentials
+)
+# One name of a path: words, numbers, a file name with its extension, a version.
+_PATH_PART = (
+    rf"(?:{_WORDS}|\d+|v?\d+(?:\.\d+)+)(?:[_.-](?:[A-Za-z]+|\d+))*(?:\.\w{{1,8}})?|[\w.-]{{1,3}}"
+)
+_PLACEHOLDER = (
+    r"([xX*#.1])\1{5}|(?i:example|placeholder|your[_-]?(?:api|secret|token|key|pass)"
+    r"|_here\b|here$|abcdefghijklmnopqrstuvwxyz)"
 )
 # Validators by kind: a candidate the validator refuses is left as it is.
 _CHECKS: dict[str, Callable[[str], bool]] = {
@@ -144,7 +169,11 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "bearer": lambda s: _classes(s) >= 2,
     "square-token": lambda s: _classes(s) == 3,
     "discord-bot-token": lambda s: _classes(s) == 3,
-    "cli-password": lambda s: not re.fullmatch(r"\$\{?\w+\}?|\*+|<[^>]*>|\d+", s),
+    "cli-password": lambda s: (
+        not re.fullmatch(
+            r"\$\{?\w+\}?|\*+|<?[^>]*>|\[[^\]]*\]|\d+|(?i:pass(?:word)?|token|secret)", s
+        )
+    ),
     "npm-auth": lambda s: not re.fullmatch(r"\$\{?\w+\}?", s),
 }
 
@@ -179,16 +208,20 @@ _FLAG_GATE = rf"(?i){_SECRET_WORD}(?:{_FLAG_SEP})"
 # separators hold no letter).
 # Values that name no secret: references, placeholders, booleans, type names, calls.
 _HARMLESS_VALUE = (
-    r"(?i)^(?:\$\{?\w+\}?|%\w+%|<[^>]*>|\{\{.*\}\}|\*+|x+|\.\.\.|…|none|null|nil|true|false"
+    r"(?i)^(?:\$\{?\w+\}?|\$\{[^}]*\}?|\$\(.*|\{[\w.]+\}?|%\w+%|<[^>]*>|\{\{.*\}\}|\*+|x+|\.\.\.|…"
+    r"|none|null|nil|true|false"
     r"|undefined|\[REDACTED[^\]]*\]?|str|string|int|bool|number|bytes|secretstr|optional\[.*"
     r"|[\w.]+\(.*|[\w.]+\[.*|os\.environ.*|process\.env.*|getenv.*|env\..*|self\.\w+|"
     r"required|optional|changeme|redacted|hidden|masked|empty|unset|your[_-].*|my[_-].*)$"
 )
+_PUBLIC = r"(?i)publi(?:c|shable)|[cx]srf"  # `public_key`, `csrf-token`: meant to be seen
+_REF = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"  # an unquoted `var.db_password`: a reference
 # Names whose value is a secret whatever it looks like; for the others (token, key) the value
 # must look generated.
 _PASSWORD_WORDS = re.compile(r"(?i)(?:passw(?:or)?d|passphrase|pwd|secret|credentials?)$")
 
 _compiled: list[_Rule] = []  # filled on first use
+_first_own_rule = [0]  # _compiled[:n] are gitleaks' rules
 _prefilters: list[tuple[_Rule, clues.Prefilter]] = []  # for the rules in _compiled
 # Building the prefilter parses every rule (tens of milliseconds): a hook that redacts a few
 # texts runs every rule on them instead; from this many texts on, the prefilter pays.
@@ -223,13 +256,22 @@ def apply_rules(text: str, *, every_rule: bool = False) -> str:
     """Rules 2 to 4 over `text`, in order. A rule runs only where the text as it stands holds
     what the rule needs (`clues.needs`: `sk-ant-`, `AKIA`, a secret word before `=`): without
     it the rule cannot match, so skipping it changes nothing. `every_rule` runs them all (the
-    tests check both give the same text)."""
+    tests check both give the same text). gitleaks' rules come first and, as in gitleaks, all
+    look at the same text: their secrets are merged, then marked (`_apply_gitleaks`)."""
     rules = _rules()
     if not every_rule and not _prefilters:  # the first texts: not worth building the prefilter
         _calls[0] += 1
         every_rule = _calls[0] <= PREFILTER_AFTER
     todo = range(len(rules)) if every_rule else _prefilter().candidates(text)
-    pos = 0
+    first = _first_own_rule[0]
+    found = [rules[i] for i in todo if i < first]
+    pos = len(found)
+    if found:
+        redacted = _apply_gitleaks(text, found)
+        if redacted != text:
+            text = redacted
+            if not every_rule:
+                todo, pos = _prefilter().candidates(text, first), 0
     while pos < len(todo):
         rule = rules[todo[pos]]
         pos += 1
@@ -243,10 +285,39 @@ def apply_rules(text: str, *, every_rule: bool = False) -> str:
     return text
 
 
+def _apply_gitleaks(text: str, found: list[_Rule]) -> str:
+    """`text` with every secret the gitleaks rules `found` report in it marked; overlapping
+    secrets of several rules are marked once, with the kind of the one that starts first."""
+    lower = text.lower()
+    spans = sorted(
+        (start, -end, rule.kind)
+        for rule in found
+        if rule.finder is not None
+        for start, end in rule.finder.secrets(text, lower)
+    )
+    merged: list[list[Any]] = []
+    for start, neg_end, kind in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], -neg_end)
+        else:
+            merged.append([start, -neg_end, kind])
+    out: list[str] = []
+    last = 0
+    for start, end, kind in merged:
+        if "REDACTED" in text[start:end]:
+            continue
+        out += (text[last:start], MARK.format(kind))
+        last = end
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
 class _Rule:
     """A compiled rule, what it needs in a text, and how it replaces a match."""
 
-    __slots__ = ("gate", "kind", "lower_gate", "pattern", "replace")
+    __slots__ = ("finder", "gate", "kind", "lower_gate", "pattern", "replace")
 
     def __init__(
         self,
@@ -258,6 +329,7 @@ class _Rule:
     ) -> None:
         self.kind, self.pattern, self.replace, self.gate = kind, pattern, replace, gate
         self.lower_gate = lower_gate
+        self.finder: gitleaks.Rule | None = None  # a gitleaks rule: it finds the secrets
 
     def may_match(self, text: str) -> bool:
         """Can the rule change `text`? (Its gate: a secret word right before a separator.)"""
@@ -268,6 +340,8 @@ class _Rule:
         return self.gate.search(text) is not None
 
     def apply(self, text: str) -> str:
+        if self.finder is not None:
+            return _apply_gitleaks(text, [self])
         if self.kind == "assignment":
             return _sub_assignments(self.pattern, text)
         return self.pattern.sub(self.replace, text)
@@ -287,7 +361,9 @@ def _replacer(kind: str) -> Callable[[re.Match[str]], str]:
         names = match.re.groupindex
         group = "s" if "s" in names else (1 if match.re.groups else 0)
         secret = match.group(group)
-        if not secret or "[REDACTED" in secret or (check is not None and not check(secret)):
+        if not secret or "[REDACTED" in secret or placeholder(secret):
+            return match.group(0)
+        if check is not None and not check(secret):
             return match.group(0)
         start, end = match.start(group) - match.start(), match.end(group) - match.start()
         whole = match.group(0)
@@ -308,9 +384,11 @@ def prepare() -> None:
 
 def _rules() -> list[_Rule]:
     if not _compiled:
+        rules = _gitleaks_rules()
+        _first_own_rule[0] = len(rules)
         found = [(kind, re.compile(pattern, re.DOTALL)) for kind, pattern in RULES]
         found += _maintained_rules()
-        rules = [_Rule(kind, p, _replacer(kind)) for kind, p in found]
+        rules += [_Rule(kind, p, _replacer(kind)) for kind, p in found]
         for pattern, gate in ((_FLAG, _FLAG_GATE), (_ASSIGNMENT, _ASSIGNMENT_GATE)):
             compiled, gated = re.compile(pattern), re.compile(gate)
             lower = re.compile(gate.removeprefix("(?i)"))
@@ -319,12 +397,37 @@ def _rules() -> list[_Rule]:
     return _compiled
 
 
+def _gitleaks_rules() -> list[_Rule]:
+    """gitleaks' rule set (D14): each rule finds its secrets itself (`gitleaks.Rule`); its
+    pattern here matches nothing, so the prefilter knows a rule only by its keywords."""
+    from ccstate import gitleaks
+
+    out = []
+    for found in gitleaks.rules():
+        rule = _Rule(found.id, _NOTHING, _keep)
+        rule.finder = found
+        out.append(rule)
+    return out
+
+
+_NOTHING = re.compile("(?!)")
+
+
+def _needs(rule: _Rule) -> tuple[clues.Need, ...]:
+    from ccstate import clues
+
+    if rule.finder is not None:
+        keywords = rule.finder.keywords
+        return (clues.Need(frozenset(keywords), folded=True),) if keywords else ()
+    return clues.needs(rule.gate) if rule.gate is not None else ()
+
+
 def _prefilter() -> clues.Prefilter:
     if not _prefilters or _prefilters[0][0] is not _compiled[0]:
         from ccstate import clues
 
         rules = _rules()
-        gates = [clues.needs(r.gate) if r.gate is not None else () for r in rules]
+        gates = [_needs(r) for r in rules]
         _prefilters[:] = [(rules[0], clues.Prefilter([r.pattern for r in rules], gates))]
     return _prefilters[0][1]
 
@@ -333,31 +436,15 @@ def _keep(match: re.Match[str]) -> str:
     return match.group(0)
 
 
-# detect-secrets' regex plugins (module, class). Keyword and entropy plugins are left out:
-# rule 4 covers assignments with fewer false positives, and prose has no quotes to anchor on.
+# detect-secrets' regex plugins (module, class) for the kinds gitleaks' rule set has no rule
+# for (D14: its other detectors changed gitleaks' false-positive samples, e.g. any 20 capitals
+# after `ASIA`). Keyword and entropy plugins are left out: rule 4 covers assignments with
+# fewer false positives, and prose has no quotes to anchor on.
 MAINTAINED_PLUGINS = (
-    ("aws", "AWSKeyDetector"),
-    ("azure_storage_key", "AzureStorageKeyDetector"),
-    ("basic_auth", "BasicAuthDetector"),
     ("cloudant", "CloudantDetector"),
-    ("discord", "DiscordBotTokenDetector"),
-    ("github_token", "GitHubTokenDetector"),
-    ("gitlab_token", "GitLabTokenDetector"),
     ("ibm_cloud_iam", "IbmCloudIamDetector"),
     ("ibm_cos_hmac", "IbmCosHmacDetector"),
-    ("jwt", "JwtTokenDetector"),
-    ("mailchimp", "MailchimpDetector"),
-    ("npm", "NpmDetector"),
-    ("openai", "OpenAIDetector"),
-    ("private_key", "PrivateKeyDetector"),
-    ("pypi_token", "PypiTokenDetector"),
-    ("sendgrid", "SendGridDetector"),
-    ("slack", "SlackDetector"),
     ("softlayer", "SoftlayerDetector"),
-    ("square_oauth", "SquareOAuthDetector"),
-    ("stripe", "StripeDetector"),
-    ("telegram_token", "TelegramBotTokenDetector"),
-    ("twilio", "TwilioKeyDetector"),
 )
 
 
@@ -448,6 +535,8 @@ def _redact_assignment(match: re.Match[str]) -> str:
     if not _SECRET_END.fullmatch(name.lstrip("-")):
         return match.group(0)
     if not value or re.match(_HARMLESS_VALUE, value) or "[REDACTED" in value:
+        return match.group(0)
+    if placeholder(value) or re.search(_PUBLIC, name) or (not quote and re.fullmatch(_REF, value)):
         return match.group(0)
     if _PASSWORD_WORDS.search(name.rstrip("_-.")):
         secret = len(value) >= 4 and not value.isdigit()
