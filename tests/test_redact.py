@@ -129,3 +129,32 @@ def test_detect_secrets_rules_are_cached_so_hooks_do_not_import_it(tmp_path: Pat
     assert first[1] == "True" and second == [first[0], "False"], [r.stderr for r in runs]
     assert int(first[0]) >= len(redact.MAINTAINED_PLUGINS)
     assert (tmp_path / "cache" / "ccstate" / "detect-secrets-rules.json").is_file()
+
+
+# Issue #23: shapes an outside check found kept. Assembled at run time (no scanner trips).
+AWS_41 = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYzq9Q2v8LmT4kZ1"[:19]  # 41 characters, with `/`
+SIGNING_35 = "Zq8v/Lm3T9/xR2kP7" + "wN4bH6jF1cY5dS0gAe"  # 35 characters, with `/`
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"aws_secret_access_key = {AWS_41}",
+        f"AWS_SECRET_ACCESS_KEY={AWS_41}",
+        f"SIGNING_KEY={SIGNING_35}",
+        f'signing_key: "{SIGNING_35}"',
+    ],
+)
+def test_random_values_with_slashes_are_secrets_not_paths(text: str) -> None:
+    assert len(AWS_41) == 41 and len(SIGNING_35) == 35
+    out = redact.redact(text)
+    assert AWS_41 not in out and SIGNING_35 not in out, out
+
+
+@pytest.mark.parametrize(
+    "value", ["src/app/main.py", "/run/secrets/api_key", "./keys/dev.pem", "config/prod/v2"]
+)
+def test_word_paths_stay_paths(value: str) -> None:
+    assert not redact.looks_random(value)
+    assert redact.redact(f"api_key_file = {value}") == f"api_key_file = {value}"
+    assert redact.redact(f"signing_key: {value}") == f"signing_key: {value}"
