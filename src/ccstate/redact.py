@@ -548,6 +548,23 @@ def _redact_assignment(match: re.Match[str]) -> str:
     return f"{name}{match.group('sep')}{marked}"
 
 
+# No secret shape we know is longer than this (an RSA-4096 private key is ~3.3 KB of PEM).
+CUT_SLACK = 8192
+
+
+def before_cut(text: str, *, head: int = 0, tail: int = 0) -> str:
+    """`text` redacted where a cut to its first `head` and/or last `tail` characters may
+    look, so that cutting it afterwards never leaves part of a secret a rule would have
+    found whole (#23: a key's `BEGIN` line cut off, then its body kept). Only windows
+    `CUT_SLACK` wider than the cut are redacted: a secret that reaches into the kept part
+    starts or ends inside them."""
+    if not text or len(text) <= head + tail + 2 * CUT_SLACK or not (head or tail):
+        return apply_rules(text) if text else text
+    first = apply_rules(text[: head + CUT_SLACK]) if head else ""
+    last = apply_rules(text[-(tail + CUT_SLACK) :]) if tail else ""
+    return f"{first}\n…\n{last}"
+
+
 def redact(text: str, literals: Sequence[str] = ()) -> str:
     """One-off redaction (builds a Redactor; reuse `for_project` in loops)."""
     return Redactor(literals).redact(text)

@@ -98,7 +98,10 @@ def _redacted(value: Any, redactor: redact.Redactor, done: dict[str, str]) -> An
     if isinstance(value, list):
         return [_redacted(v, redactor, done) for v in value]
     if isinstance(value, dict):
-        return {k: _redacted(v, redactor, done) for k, v in value.items()}
+        # keys too (#23): a failed call waits under a key made of its command's first words
+        return {
+            _redacted(k, redactor, done): _redacted(v, redactor, done) for k, v in value.items()
+        }
     return value
 
 

@@ -15,7 +15,8 @@ A moment is one thing a developer may ask about later, with where it happened:
 
 `TranscriptMoments` takes transcript records in file order; its state is plain JSON so an
 index can stop at a byte offset and carry on from there when the transcript grows.
-Texts are raw here: the index redacts them before it stores anything.
+A tool's output is redacted before it is cut (`redact.before_cut`, #23); the index redacts
+every text again (with the project's .env values) before it stores anything.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ccstate import redact
 from ccstate.handoff.scan import REJECTED, block_text, problem_key, user_prompt
 from ccstate.recall.text import clip, head_tail
 from ccstate.transcript import message_content
@@ -232,7 +234,8 @@ class TranscriptMoments:
         if pending is None:
             return
         name, tool_input, _use_line = pending
-        text = block_text(block.get("content"))
+        # Redact, then cut (#23): the cuts below keep the output's head and tail.
+        text = redact.before_cut(block_text(block.get("content")), head=SCAN_CAP, tail=SCAN_CAP)
         head = text[:300]
         if any(marker in head for marker in REJECTED):
             return  # the user said no, or a hook blocked it
