@@ -231,7 +231,7 @@ def _append_progress(state: Path, config: Config, entry: str) -> None:
 
 def _rotate(log: Path, keep: int) -> None:
     archive = log.parent / "archive"
-    archive.mkdir(parents=True, exist_ok=True)
+    store.make_private_dirs(archive)
     numbers = sorted(
         int(m.group(1))
         for p in archive.glob("progress.*.md")
