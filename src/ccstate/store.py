@@ -94,7 +94,7 @@ def in_state(path: StrPath) -> bool:
     path = os.path.abspath(os.fspath(path))
     if f"{os.sep}.ccstate{os.sep}" in path + os.sep:
         return True
-    home = os.environ.get("CCSTATE_HOME")
+    home = os.environ.get("CCSTATE_HOME") or ""
     return bool(home) and (path + os.sep).startswith(os.path.abspath(home) + os.sep)
 
 
