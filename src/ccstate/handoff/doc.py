@@ -18,7 +18,7 @@ from typing import Any
 
 from ccstate.gitinfo import Snapshot
 from ccstate.handoff.scan import Scan
-from ccstate.redact import Redactor
+from ccstate.redact import Redactor, before_cut
 
 SCHEMA_VERSION = 1
 CHARS_PER_TOKEN = 3  # conservative for paths and code; the real count is checked in tests
@@ -114,7 +114,8 @@ class Handoff:
 
 def clip(redactor: Redactor, text: str, limit: int) -> str:
     """Redact first (a secret must not be cut in half and survive), then one line, then trim."""
-    flat = _WS.sub(" ", redactor.redact(text[:4000])).strip()
+    head = before_cut(text, head=4000)[:4000]  # redacted before the cut too (#23)
+    flat = _WS.sub(" ", redactor.redact(head)).strip()
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
