@@ -251,6 +251,10 @@ class Redactor:
             return text
         return apply_rules(text)
 
+    def before_cut(self, text: str, *, head: int = 0, tail: int = 0) -> str:
+        """`text` redacted, .env values included, where a cut may look (`before_cut`)."""
+        return before_cut(text, head=head, tail=tail, redactor=self)
+
 
 def apply_rules(text: str, *, every_rule: bool = False) -> str:
     """Rules 2 to 4 over `text`, in order. A rule runs only where the text as it stands holds
@@ -361,7 +365,7 @@ def _replacer(kind: str) -> Callable[[re.Match[str]], str]:
         names = match.re.groupindex
         group = "s" if "s" in names else (1 if match.re.groups else 0)
         secret = match.group(group)
-        if not secret or "[REDACTED" in secret or placeholder(secret):
+        if not secret or _in_mark(match, group) or placeholder(secret):
             return match.group(0)
         if check is not None and not check(secret):
             return match.group(0)
@@ -370,6 +374,14 @@ def _replacer(kind: str) -> Callable[[re.Match[str]], str]:
         return whole[:start] + mark + whole[end:]
 
     return replace
+
+
+def _in_mark(match: re.Match[str], group: int | str) -> bool:
+    """Does the match's secret touch a mark an earlier rule left (`-u [REDACTED:x]` is no
+    `user:password`)?"""
+    text, start, end = match.string, match.start(group), match.end(group)
+    opened = text.rfind("[REDACTED:", 0, end)
+    return opened >= 0 and text.find("]", opened) >= start
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
@@ -482,7 +494,7 @@ def _maintained_rules() -> list[tuple[str, re.Pattern[str]]]:
     rules = _import_maintained_rules()
     rows = [(kind, p.pattern, p.flags) for kind, p in rules]
     try:
-        store.atomic_write_json(cache, {"key": key, "rules": rows}, durable=False)
+        store.atomic_write_json(cache, {"key": key, "rules": rows}, durable=False, private=True)
     except OSError:  # a read-only cache: read the package again next time
         return rules
     return rules
@@ -552,17 +564,38 @@ def _redact_assignment(match: re.Match[str]) -> str:
 CUT_SLACK = 8192
 
 
-def before_cut(text: str, *, head: int = 0, tail: int = 0) -> str:
-    """`text` redacted where a cut to its first `head` and/or last `tail` characters may
-    look, so that cutting it afterwards never leaves part of a secret a rule would have
-    found whole (#23: a key's `BEGIN` line cut off, then its body kept). Only windows
-    `CUT_SLACK` wider than the cut are redacted: a secret that reaches into the kept part
-    starts or ends inside them."""
-    if not text or len(text) <= head + tail + 2 * CUT_SLACK or not (head or tail):
-        return apply_rules(text) if text else text
-    first = apply_rules(text[: head + CUT_SLACK]) if head else ""
-    last = apply_rules(text[-(tail + CUT_SLACK) :]) if tail else ""
-    return f"{first}\n…\n{last}"
+def before_cut(text: str, *, head: int = 0, tail: int = 0, redactor: Redactor | None = None) -> str:
+    """`text` redacted wherever a cut to its first `head` and/or last `tail` characters may
+    look, so that cutting it afterwards never leaves part of a secret a rule would have found
+    whole (#23: a key's `BEGIN` line cut off, then its body kept; a token cut short of its
+    length). What is redacted is a window of the head (the tail) at least `CUT_SLACK` longer,
+    once redacted, than what the cut keeps: a secret reaching into the kept part starts and
+    ends inside it, and one the window's own edge cuts stays beyond the cut. The text beyond
+    the windows is dropped; with both cuts the two windows are joined by a line `…`. A text
+    shorter than its windows is redacted whole. `redactor` (default: the rules alone) also
+    hides the project's .env values."""
+    fn = redactor.redact if redactor is not None else apply_rules
+    if not text or not (head or tail):
+        return fn(text) if text else text
+    if not tail:
+        return _window(text, head, fn, from_end=False)
+    if not head:
+        return _window(text, tail, fn, from_end=True)
+    if len(text) <= head + tail + 2 * CUT_SLACK:
+        return fn(text)
+    first = _window(text, head, fn, from_end=False)
+    return f"{first}\n…\n{_window(text, tail, fn, from_end=True)}"
+
+
+def _window(text: str, keep: int, fn: Callable[[str], str], *, from_end: bool) -> str:
+    """The redacted head (or tail) of `text`, long enough that `keep` characters of it end
+    `CUT_SLACK` before the window's raw edge however much the marks shortened it."""
+    size = keep + CUT_SLACK
+    while True:
+        out = fn(text[-size:] if from_end else text[:size])
+        if size >= len(text) or len(out) >= keep + CUT_SLACK:
+            return out
+        size = max(size + 1024, keep + CUT_SLACK + size - len(out))
 
 
 def redact(text: str, literals: Sequence[str] = ()) -> str:
