@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ccstate.gitinfo import Snapshot
-from ccstate.handoff.scan import Scan
-from ccstate.redact import Redactor, before_cut
+from ccstate.handoff.scan import Scan, failure_line
+from ccstate.redact import Redactor
 
 SCHEMA_VERSION = 1
 CHARS_PER_TOKEN = 3  # conservative for paths and code; the real count is checked in tests
@@ -33,6 +33,7 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("decisions", "Decisions", 3),
     ("state", "Repository state", 4),
 )
+CLIP_HEAD = 4000  # characters of a text an item looks at (whitespace is collapsed after)
 MAX_KEPT = 60  # items kept in the JSON (the markdown shows fewer)
 NO_NOTES = 'none written yet: the agent adds them with `ccstate handoff note "..."`'
 _WS = re.compile(r"\s+")
@@ -114,8 +115,8 @@ class Handoff:
 
 def clip(redactor: Redactor, text: str, limit: int) -> str:
     """Redact first (a secret must not be cut in half and survive), then one line, then trim."""
-    head = before_cut(text, head=4000)[:4000]  # redacted before the cut too (#23)
-    flat = _WS.sub(" ", redactor.redact(head)).strip()
+    head = redactor.before_cut(text, head=CLIP_HEAD)[:CLIP_HEAD]  # .env values too (#23)
+    flat = _WS.sub(" ", head).strip()
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
@@ -222,13 +223,18 @@ def _checks(scan: Scan, r: Redactor) -> tuple[Item, ...]:
     items = []
     for check in latest:
         verdict = {True: "passed", False: "FAILED", None: "started in the background"}[check.ok]
-        detail = f": {clip(r, check.detail, 160)}" if check.detail else ""
+        detail = f": {clip(r, _failure(r, check.output), 160)}" if check.output else ""
         command = clip(r, check.command, 140)
         short = clip(r, check.command, 60)
         items.append(
             Item(f"`{command}` {verdict}{detail}", f"L{check.line}", f"`{short}` {verdict}")
         )
     return tuple(items)
+
+
+def _failure(r: Redactor, output: str) -> str:
+    """A failed run's telling line, picked from its output once redacted (#23)."""
+    return failure_line(r.before_cut(output, head=CLIP_HEAD)[:CLIP_HEAD])
 
 
 def _todos(scan: Scan, r: Redactor) -> tuple[Item, ...]:
