@@ -47,7 +47,12 @@ WINDOW = 12  # no stretch of a secret this long may survive (issue #23)
 _MARK = re.compile(r"\[REDACTED:[^\]]*\]")
 
 
+SHORTEST = 8  # a secret shorter than WINDOW, but this long, must not survive whole
+
+
 def windows(secret: str) -> set[str]:
+    if len(secret) < WINDOW:
+        return {secret} if len(secret) >= SHORTEST else set()
     return {secret[i : i + WINDOW] for i in range(len(secret) - WINDOW + 1)}
 
 
@@ -55,4 +60,5 @@ def surviving(out: str, secret_windows: set[str]) -> set[str]:
     """The windows of the secrets still in `out` (redaction marks taken out first: a mark
     names a rule, `bedrock-api-key`, which a secret may share)."""
     text = _MARK.sub("\0", out)
-    return {text[i : i + WINDOW] for i in range(len(text) - WINDOW + 1)} & secret_windows
+    found = {text[i : i + WINDOW] for i in range(len(text) - WINDOW + 1)} & secret_windows
+    return found | {w for w in secret_windows if len(w) < WINDOW and w in text}

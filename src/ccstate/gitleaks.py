@@ -39,13 +39,14 @@ _PREFIX_MAX = 50
 class Allowlist:
     """What a rule (or every rule) lets through."""
 
-    __slots__ = ("all", "regexes", "stopwords", "target")
+    __slots__ = ("_stopwords", "all", "regexes", "stopwords", "target")
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.target: str = data.get("target", "secret")
         self.regexes = [re.compile(p, re.ASCII) for p in data.get("regexes", ())]
         self.stopwords: tuple[str, ...] = tuple(data.get("stopwords", ()))
         self.all = bool(data.get("all"))
+        self._stopwords: re.Pattern[str] | None = None
 
     def allows(self, secret: str, match: str, line: str) -> bool:
         target = match if self.target == "match" else line if self.target == "line" else secret
@@ -53,9 +54,16 @@ class Allowlist:
         if self.regexes:
             checks.append(any(p.search(target) for p in self.regexes))
         if self.stopwords:
-            lower = secret.lower()
-            checks.append(any(word in lower for word in self.stopwords))
+            checks.append(self._stopword_in(secret.lower()))
         return all(checks) if self.all else any(checks)
+
+    def _stopword_in(self, lower: str) -> bool:
+        """Does `lower` hold a stopword? One search for all of them (generic-api-key has
+        1,500: an `in` each cost more than the rule's regex)."""
+        if self._stopwords is None:
+            words = sorted(self.stopwords, key=len, reverse=True)
+            self._stopwords = re.compile("|".join(map(re.escape, words)))
+        return self._stopwords.search(lower) is not None
 
 
 class Rule:
@@ -82,15 +90,22 @@ class Rule:
         """Does the lower-cased text hold one of the rule's keywords (gitleaks' prefilter)?"""
         return not self.keywords or any(k in lower for k in self.keywords)
 
-    def secrets(self, text: str, lower: str | None = None) -> list[tuple[int, int]]:
-        """The spans of `text` gitleaks would report as secrets of this rule, in order."""
+    def secrets(
+        self, text: str, lower: str | None = None, *, to_redact: bool = False
+    ) -> list[tuple[int, int]]:
+        """The spans of `text` gitleaks would report as secrets of this rule, in order.
+        `to_redact`: for a rule whose groups only name which alternative matched
+        (`jwt-base64`: `(?P<alg>aGJHY2lPaU)|...`, no secret group), where gitleaks reports
+        that label as the secret, the whole match instead: the label is a JWT's header, the
+        token is what follows it (#23)."""
         if not self.wants(text.lower() if lower is None else lower):
             return []
+        whole = to_redact and not self.group and bool(self.pattern.groupindex)
         spans = []
         for found in self._matches(text, text.lower() if lower is None else lower):
             span = self._secret(text, found)
             if span is not None:
-                spans.append(span)
+                spans.append((found.start(), found.end()) if whole else span)
         return spans
 
     def _matches(self, text: str, lower: str) -> Iterator[re.Match[str]]:

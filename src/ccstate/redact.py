@@ -96,7 +96,10 @@ RULES: tuple[tuple[str, str], ...] = (
     ("jwt", r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
     ("bearer", r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{12,})"),
     ("basic-auth", r"(?i)\bbasic\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
-    ("url-password", r"(?<=://)[^\s:/@'\"]{1,64}:(?P<s>[^\s@/'\"]{1,128})(?=@)"),
+    (  # `://`, or `:/` in a path made normal (`docs/https:/user:pw@host`)
+        "url-password",
+        r"(?:(?<=://)|(?<=\w:/))[^\s:/@'\"]{1,64}:(?P<s>[^\s@/'\"]{1,128})(?=@)",
+    ),
     ("cli-password", r"(?:^|\s)(?:-u|--user)[ =](?P<u>[^\s:'\"]{1,64}):(?P<s>[^\s'\"]{1,128})"),
     (
         "cli-password",
@@ -297,7 +300,7 @@ def _apply_gitleaks(text: str, found: list[_Rule]) -> str:
         (start, -end, rule.kind)
         for rule in found
         if rule.finder is not None
-        for start, end in rule.finder.secrets(text, lower)
+        for start, end in rule.finder.secrets(text, lower, to_redact=True)
     )
     merged: list[list[Any]] = []
     for start, neg_end, kind in spans:
@@ -440,8 +443,16 @@ def _prefilter() -> clues.Prefilter:
 
         rules = _rules()
         gates = [_needs(r) for r in rules]
-        _prefilters[:] = [(rules[0], clues.Prefilter([r.pattern for r in rules], gates))]
+        _prefilters[:] = [(rules[0], clues.Prefilter(prefilter_patterns(rules), gates))]
     return _prefilters[0][1]
+
+
+def prefilter_patterns(rules: Sequence[_Rule]) -> list[re.Pattern[str]]:
+    """What the prefilter reads each rule's needs and stretch from: a gitleaks rule's own
+    regex (compiled here, once: the prefilter is built for many texts), whose literals and
+    runs say more than its keywords alone (`jwt`'s keyword `ey` is in most texts; its
+    regex needs 17 letters or digits after it too)."""
+    return [r.finder.pattern if r.finder is not None else r.pattern for r in rules]
 
 
 def _keep(match: re.Match[str]) -> str:
