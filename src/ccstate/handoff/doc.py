@@ -160,6 +160,9 @@ def note_items(notes: Sequence[str], r: Redactor) -> tuple[Item, ...]:
 
 
 def _relative(roots: Sequence[str]) -> Any:
+    """A path shown relative to the first root holding it; pass it redacted (relpath makes it
+    normal: `https://` would be `https:/` to redaction)."""
+
     def shown(path: str) -> str:
         for root in roots:
             if root and (path == root or path.startswith(root.rstrip("/") + "/")):
@@ -172,9 +175,10 @@ def _relative(roots: Sequence[str]) -> Any:
 def _changed(scan: Scan, snap: Snapshot, r: Redactor, shown: Any) -> tuple[Item, ...]:
     items = [
         Item(
-            f"{t.kind} `{clip(r, shown(t.path), 160)}`" + (f" x{t.count}" if t.count > 1 else ""),
+            f"{t.kind} `{clip(r, shown(r.redact(t.path)), 160)}`"
+            + (f" x{t.count}" if t.count > 1 else ""),
             f"L{t.first_line}" + (f"-L{t.last_line}" if t.last_line != t.first_line else ""),
-            "file:" + clip(r, shown(t.path), 60),
+            "file:" + clip(r, shown(r.redact(t.path)), 60),
         )
         for t in sorted(scan.touches.values(), key=lambda t: t.last_line, reverse=True)[:MAX_KEPT]
     ]
@@ -248,7 +252,9 @@ def _errors(scan: Scan, r: Redactor, shown: Any) -> tuple[Item, ...]:
     problems = sorted(scan.problems.values(), key=lambda p: p.line, reverse=True)[:10]
     return tuple(
         Item(
-            _problem_text(p.tool, clip(r, shown(p.subject), 100), clip(r, p.message, 180)),
+            _problem_text(
+                p.tool, clip(r, shown(r.redact(p.subject)), 100), clip(r, p.message, 180)
+            ),
             f"L{p.line}",
         )
         for p in problems

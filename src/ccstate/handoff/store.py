@@ -326,11 +326,11 @@ def add_note(
 
     Returns (handoff path or None, number of notes). Keeps the newest MAX_NOTES.
     """
-    text = " ".join(text.split())
-    if not text:
+    if not text.strip():
         raise StateError(EMPTY_NOTE)
     redactor = redact.for_project(project)
-    notes = [*read_notes(state, session), redactor.redact(text)][-MAX_NOTES:]
+    text = " ".join(redactor.redact(text).split())  # redacted, then one line (#23)
+    notes = [*read_notes(state, session), text][-MAX_NOTES:]
     with store.file_lock(handoff.notes_path(state, session), timeout=10.0):
         store.ensure_state_dir(state)
         store.atomic_write_json(
