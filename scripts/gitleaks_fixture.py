@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gitleaks' rule samples as ccstate's test fixture (tests/fixtures/gitleaks/, issue #23).
 
-    python scripts/gitleaks_fixture.py build DUMP.json --commit SHA   # writes samples.json
+    python scripts/gitleaks_fixture.py build DUMP.json --commit SHA   # writes samples.json.gz
     python scripts/gitleaks_fixture.py show RULE_ID                   # prints a rule's samples
     python scripts/gitleaks_fixture.py stats                          # counts
 
@@ -12,19 +12,22 @@ per sample, the secrets gitleaks reports for it (true positives) or the rules of
 that still flag it (false positives: those are secrets to gitleaks too, so redaction may take
 them). The order is made canonical, so a rebuild from the same commit gives the same file.
 
-Every text is stored reversed (`text[::-1]`): no scanner (gitleaks itself, a forge's push
-protection) finds a credential shape in the file. `load()` turns them back.
+Every text is stored reversed (`text[::-1]`), and the file gzipped: no scanner (gitleaks
+itself, a forge's push protection) finds a credential shape in it. `load()` turns them back.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "gitleaks" / "samples.json"
+FIXTURE = (
+    Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "gitleaks" / "samples.json.gz"
+)
 
 
 def _hide(text: str) -> str:
@@ -85,7 +88,7 @@ def build(dump: list[dict[str, Any]], commit: str) -> dict[str, Any]:
 
 def load(path: Path = FIXTURE) -> dict[str, Any]:
     """The fixture with every text readable again."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
     for rule in data["rules"]:
         for tp in rule["tps"]:
             tp["text"], tp["secrets"] = _hide(tp["text"]), [_hide(s) for s in tp["secrets"]]
@@ -100,7 +103,7 @@ def load(path: Path = FIXTURE) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    make = sub.add_parser("build", help="write samples.json from gitleaks' dump")
+    make = sub.add_parser("build", help="write samples.json.gz from gitleaks' dump")
     make.add_argument("dump", type=Path)
     make.add_argument("--commit", required=True, help="the gitleaks commit the dump came from")
     make.add_argument("--out", type=Path, default=FIXTURE)
@@ -111,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build":
         fixture = build(json.loads(args.dump.read_text(encoding="utf-8")), args.commit)
         text = json.dumps(fixture, ensure_ascii=False, indent=0, sort_keys=False)
-        args.out.write_text(text + "\n", encoding="utf-8")
+        # gzip (1.2 MB of JSON in 0.12 MB: the plugin copy of the tree stays small), with no
+        # name or time in its header, so that a rebuild from the same commit is the same file
+        data = gzip.compress((text + "\n").encode("utf-8"), compresslevel=9, mtime=0)
+        args.out.write_bytes(data)
         print(f"{args.out}: {len(fixture['rules'])} rules")
         return 0
     data = load()
