@@ -5,8 +5,9 @@
     python scripts/bench_prefilter.py --corpus DIR --rounds 11
 
 Builds every moment recall indexes from the corpus (title and body joined by a line with a
-NUL; `extract._row` redacts them each alone since #23), then times `clues.Prefilter.candidates` over all of them, in one process, in CPU
-time (the minimum over the rounds, the two ways interleaved within a round):
+NUL; `extract._row` redacts them each alone since #23), then times
+`clues.Prefilter.candidates` over all of them, in one process, in CPU time (the minimum over
+the rounds, the two ways interleaved within a round):
 
 - one pass:       the prefilter as redaction builds it (ahocorasick-rs installed: `_Scan`)
 - in per string:  the same rules with `accelerate=False` (a python3 without ahocorasick-rs)
@@ -27,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from ccstate import clues, redact  # noqa: E402
-from ccstate.recall import extract, moments, reader, sources  # noqa: E402
+from ccstate.recall import moments, reader, sources  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "transcripts" / "public"
 
