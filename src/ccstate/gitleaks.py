@@ -34,6 +34,7 @@ RULES_FILE = os.path.join(os.path.dirname(__file__), "gitleaks_rules.json")
 # gitleaks' GenerateSemiGenericRegex: `(?i)[\w.-]{0,50}?(?:<keywords>)...`
 _SEMI_GENERIC = "(?i)[\\w.-]{0,50}?(?:"
 _PREFIX_MAX = 50
+_NAME_RUN = re.compile(r"[\w.-]+", re.ASCII)  # what the prefix and a name are made of
 
 
 class Allowlist:
@@ -122,14 +123,31 @@ class Rule:
             if not found:
                 return
             keyword = min(found)
-            for start in range(max(pos, keyword - _PREFIX_MAX), keyword + 1):
-                match = self.pattern.match(text, start)
-                if match is not None:
-                    yield match
-                    pos = max(match.end(), start + 1)
-                    break
-            else:
+            match = self._match_before(text, max(pos, keyword - _PREFIX_MAX), keyword)
+            if match is None:
                 pos = keyword + 1
+                continue
+            yield match
+            pos = max(match.end(), match.start() + 1)
+
+    def _match_before(self, text: str, first: int, keyword: int) -> re.Match[str] | None:
+        """The match starting leftmost in `first..keyword`, as trying each position would
+        find it, trying fewer: a match starts on a `[\\w.-]` character (its name's), and
+        from the start of a run of them it reaches every name the run holds when the run
+        is no longer than the 50 the prefix allows, so no later start in it can match."""
+        start = first
+        while start <= keyword:
+            run = _NAME_RUN.search(text, start, keyword + 1)
+            if run is None:
+                return None
+            start = run.start()
+            match = self.pattern.match(text, start)
+            if match is not None:
+                return match
+            end = _NAME_RUN.match(text, start)
+            stop = end.end() if end is not None else start + 1
+            start = stop + 1 if stop - start <= _PREFIX_MAX else start + 1
+        return None
 
     def _secret(self, text: str, found: re.Match[str]) -> tuple[int, int] | None:
         raw = found.group(0)

@@ -571,17 +571,24 @@ def _redact_assignment(match: re.Match[str]) -> str:
     return f"{name}{match.group('sep')}{marked}"
 
 
-# No secret shape we know is longer than this (an RSA-4096 private key is ~3.3 KB of PEM).
+# No secret shape we know is longer than this (an RSA-4096 private key is ~3.3 KB of PEM):
+# what a cut to a text's tail must redact before it, for a secret reaching into the tail to
+# be seen from its start (a key's `BEGIN` line, an assignment's name).
 CUT_SLACK = 8192
+# What a cut to a text's head must redact past it: the rest of a secret that starts in the
+# head. Every context a rule needs before a secret is then in the head itself, and the
+# shapes longer than this match cut short too (a key block without its `END` line, a JWT).
+HEAD_SLACK = 1024
 
 
 def before_cut(text: str, *, head: int = 0, tail: int = 0, redactor: Redactor | None = None) -> str:
     """`text` redacted wherever a cut to its first `head` and/or last `tail` characters may
     look, so that cutting it afterwards never leaves part of a secret a rule would have found
     whole (#23: a key's `BEGIN` line cut off, then its body kept; a token cut short of its
-    length). What is redacted is a window of the head (the tail) at least `CUT_SLACK` longer,
-    once redacted, than what the cut keeps: a secret reaching into the kept part starts and
-    ends inside it, and one the window's own edge cuts stays beyond the cut. The text beyond
+    length). What is redacted is a window of the head (the tail) at least `HEAD_SLACK`
+    (`CUT_SLACK`) longer, once redacted, than what the cut keeps: a secret reaching into the
+    kept part is inside it whole, with what its rule needs, and one the window's own edge
+    cuts stays beyond the cut. The text beyond
     the windows is dropped; with both cuts the two windows are joined by a line `…`. A text
     shorter than its windows is redacted whole. `redactor` (default: the rules alone) also
     hides the project's .env values."""
@@ -589,24 +596,26 @@ def before_cut(text: str, *, head: int = 0, tail: int = 0, redactor: Redactor | 
     if not text or not (head or tail):
         return fn(text) if text else text
     if not tail:
-        return _window(text, head, fn, from_end=False)
+        return _window(text, head, fn, HEAD_SLACK, from_end=False)
     if not head:
-        return _window(text, tail, fn, from_end=True)
-    if len(text) <= head + tail + 2 * CUT_SLACK:
+        return _window(text, tail, fn, CUT_SLACK, from_end=True)
+    if len(text) <= head + tail + HEAD_SLACK + CUT_SLACK:
         return fn(text)
-    first = _window(text, head, fn, from_end=False)
-    return f"{first}\n…\n{_window(text, tail, fn, from_end=True)}"
+    first = _window(text, head, fn, HEAD_SLACK, from_end=False)
+    return f"{first}\n…\n{_window(text, tail, fn, CUT_SLACK, from_end=True)}"
 
 
-def _window(text: str, keep: int, fn: Callable[[str], str], *, from_end: bool) -> str:
+def _window(
+    text: str, keep: int, fn: Callable[[str], str], slack: int, *, from_end: bool
+) -> str:
     """The redacted head (or tail) of `text`, long enough that `keep` characters of it end
-    `CUT_SLACK` before the window's raw edge however much the marks shortened it."""
-    size = keep + CUT_SLACK
+    `slack` before the window's raw edge however much the marks shortened it."""
+    size = keep + slack
     while True:
         out = fn(text[-size:] if from_end else text[:size])
-        if size >= len(text) or len(out) >= keep + CUT_SLACK:
+        if size >= len(text) or len(out) >= keep + slack:
             return out
-        size = max(size + 1024, keep + CUT_SLACK + size - len(out))
+        size = max(size + 1024, keep + slack + size - len(out))
 
 
 def redact(text: str, literals: Sequence[str] = ()) -> str:
