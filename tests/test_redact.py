@@ -158,3 +158,40 @@ def test_word_paths_stay_paths(value: str) -> None:
     assert not redact.looks_random(value)
     assert redact.redact(f"api_key_file = {value}") == f"api_key_file = {value}"
     assert redact.redact(f"signing_key: {value}") == f"signing_key: {value}"
+
+
+def _pem_of(size: int) -> tuple[str, str]:
+    import base64
+    import random
+
+    body = base64.b64encode(random.Random(size).randbytes(size)).decode()
+    lines = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+    return f"-----BEGIN RSA PRIVATE KEY-----\n{lines}\n-----END RSA PRIVATE KEY-----", body
+
+
+@pytest.mark.parametrize("size", [1200, 2400, 4800])
+def test_a_tail_cut_sees_a_private_key_from_its_begin_line(size: int) -> None:
+    """#23: the last lines of `cat key.pem` are the key's body; its BEGIN line is KBs up."""
+    pem, body = _pem_of(size)
+    text = "build step ok\n" * 800 + pem
+    for tail in (300, 2000):
+        kept = redact.before_cut(text, tail=tail)[-tail:]
+        assert not any(body[i : i + 12] in kept for i in range(0, len(body) - 12, 5)), tail
+
+
+def test_a_head_cut_keeps_no_part_of_a_secret_however_many_marks_shorten_it() -> None:
+    """Marks shorter than what they replace pull later text into the kept head: the window
+    grows until the cut stays clear of its raw edge."""
+    pem, _body = _pem_of(2400)
+    token = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ"
+    keys = "\n".join([pem] * 3) + "\n"  # ~10 KB that redact to ~80 characters
+    for at in (3000 + 1024, 3000 + 8192):  # where a fixed window would end: it cuts the token
+        text = keys + "x" * (at - 20 - len(keys)) + f" {token} end\n" + "more output\n" * 2000
+        kept = redact.before_cut(text, head=3000)[:3000]
+        assert token[:12] not in kept and "[REDACTED:" in kept, at
+
+
+def test_before_cut_leaves_short_texts_redacted_whole() -> None:
+    text = f"deploy {AWS} now"
+    assert redact.before_cut(text, head=5) == redact.redact(text)
+    assert redact.before_cut(text, tail=5) == redact.redact(text)

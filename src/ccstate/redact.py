@@ -579,6 +579,12 @@ CUT_SLACK = 8192
 # head. Every context a rule needs before a secret is then in the head itself, and the
 # shapes longer than this match cut short too (a key block without its `END` line, a JWT).
 HEAD_SLACK = 1024
+# A tail's window: 2 KB before what the cut keeps covers a secret reaching into it and the
+# context its rule reads before it (a name, a `curl` line, a key's `BEGIN` line in reach),
+# unless those 2 KB could be the inside of a longer secret (only base64 and token characters
+# and line ends: a private key's body, a long JWT); then `CUT_SLACK`.
+TAIL_SLACK = 2048
+_INSIDE_A_SECRET = re.compile(r"[A-Za-z0-9+/=_.\-\r\n]*")
 
 
 def before_cut(text: str, *, head: int = 0, tail: int = 0, redactor: Redactor | None = None) -> str:
@@ -586,7 +592,7 @@ def before_cut(text: str, *, head: int = 0, tail: int = 0, redactor: Redactor | 
     look, so that cutting it afterwards never leaves part of a secret a rule would have found
     whole (#23: a key's `BEGIN` line cut off, then its body kept; a token cut short of its
     length). What is redacted is a window of the head (the tail) at least `HEAD_SLACK`
-    (`CUT_SLACK`) longer, once redacted, than what the cut keeps: a secret reaching into the
+    (`TAIL_SLACK`, or `CUT_SLACK`) longer, once redacted, than what the cut keeps: a secret reaching into the
     kept part is inside it whole, with what its rule needs, and one the window's own edge
     cuts stays beyond the cut. The text beyond
     the windows is dropped; with both cuts the two windows are joined by a line `…`. A text
@@ -597,12 +603,18 @@ def before_cut(text: str, *, head: int = 0, tail: int = 0, redactor: Redactor | 
         return fn(text) if text else text
     if not tail:
         return _window(text, head, fn, HEAD_SLACK, from_end=False)
+    slack = _tail_slack(text, tail)
     if not head:
-        return _window(text, tail, fn, CUT_SLACK, from_end=True)
-    if len(text) <= head + tail + HEAD_SLACK + CUT_SLACK:
+        return _window(text, tail, fn, slack, from_end=True)
+    if len(text) <= head + tail + HEAD_SLACK + slack:
         return fn(text)
     first = _window(text, head, fn, HEAD_SLACK, from_end=False)
-    return f"{first}\n…\n{_window(text, tail, fn, CUT_SLACK, from_end=True)}"
+    return f"{first}\n…\n{_window(text, tail, fn, slack, from_end=True)}"
+
+
+def _tail_slack(text: str, tail: int) -> int:
+    before = text[max(0, len(text) - tail - TAIL_SLACK) : max(0, len(text) - tail)]
+    return CUT_SLACK if _INSIDE_A_SECRET.fullmatch(before) else TAIL_SLACK
 
 
 def _window(
