@@ -5,7 +5,7 @@
     python scripts/bench_prefilter.py --corpus DIR --rounds 11
 
 Builds every moment recall indexes from the corpus (title and body joined by a line with a
-NUL; `extract._row` redacts them each alone since #23), then times
+NUL, as one text; since #23 `extract._row` redacts them each alone), then times
 `clues.Prefilter.candidates` over all of them, in one process, in CPU time (the minimum over
 the rounds, the two ways interleaved within a round):
 

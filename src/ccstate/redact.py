@@ -617,9 +617,7 @@ def _tail_slack(text: str, tail: int) -> int:
     return CUT_SLACK if _INSIDE_A_SECRET.fullmatch(before) else TAIL_SLACK
 
 
-def _window(
-    text: str, keep: int, fn: Callable[[str], str], slack: int, *, from_end: bool
-) -> str:
+def _window(text: str, keep: int, fn: Callable[[str], str], slack: int, *, from_end: bool) -> str:
     """The redacted head (or tail) of `text`, long enough that `keep` characters of it end
     `slack` before the window's raw edge however much the marks shortened it."""
     size = keep + slack

@@ -105,19 +105,10 @@ def _redacted(value: Any, redactor: redact.Redactor, done: dict[str, str]) -> An
     return value
 
 
-# Title and body are redacted in one call (the per-text cost is in choosing the rules), with
-# a separator no rule reads across (#23): line ends each side (a title's secret is followed by
-# one, the body starts a line), more of them than a rule spans (gitleaks' `curl` looks 5
-# lines on, its Kubernetes secret 300 characters), and a NUL between (no `\s*` runs over it).
-_JOIN = "\n" * 160 + "\x00" + "\n" * 160
-
-
 def _row(m: moments_mod.Moment, redactor: redact.Redactor, session: str) -> Row:
-    both = redactor.redact(f"{m.title}{_JOIN}{m.body}") if m.title else ""
-    title, _sep, body = both.partition(_JOIN)
-    if not m.title or both.count(_JOIN) != 1 or _JOIN in m.title or _JOIN in m.body:
-        # no title, a secret spanned the two (a key block), or a text held the separator
-        title, body = redactor.redact(m.title), redactor.redact(m.body)
+    # Each alone (#23): joined, a rule that looks across lines (gitleaks' `curl ... -u`, a
+    # Kubernetes secret's 300 characters) would read the title and the body as one text.
+    title, body = redactor.redact(m.title), redactor.redact(m.body)
     return (
         m.kind,
         session or m.session,
