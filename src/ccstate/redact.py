@@ -592,11 +592,11 @@ def before_cut(text: str, *, head: int = 0, tail: int = 0, redactor: Redactor | 
     look, so that cutting it afterwards never leaves part of a secret a rule would have found
     whole (#23: a key's `BEGIN` line cut off, then its body kept; a token cut short of its
     length). What is redacted is a window of the head (the tail) at least `HEAD_SLACK`
-    (`TAIL_SLACK`, or `CUT_SLACK`) longer, once redacted, than what the cut keeps: a secret reaching into the
-    kept part is inside it whole, with what its rule needs, and one the window's own edge
-    cuts stays beyond the cut. The text beyond
-    the windows is dropped; with both cuts the two windows are joined by a line `…`. A text
-    shorter than its windows is redacted whole. `redactor` (default: the rules alone) also
+    (`TAIL_SLACK`, or `CUT_SLACK`) longer, once redacted, than what the cut keeps: a secret
+    reaching into the kept part is inside it whole, with what its rule needs, and one the
+    window's own edge cuts stays beyond the cut. The text beyond the windows is dropped;
+    with both cuts the two windows are joined by a line `…`. A text shorter than its
+    windows is redacted whole. `redactor` (default: the rules alone) also
     hides the project's .env values."""
     fn = redactor.redact if redactor is not None else apply_rules
     if not text or not (head or tail):
