@@ -38,7 +38,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 # PreToolUse is registered no more (#14); `--against` still times it for the ref, which did.
-EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PostToolUse")
+# UserPromptSubmit (#26) runs at every prompt: timed with no compaction reminder waiting.
+EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PostToolUse", "UserPromptSubmit")
 WARMUP_RUNS = 3
 SESSION_ID = "5b0c1f2e-bench-4c1d-9a7e-000000000001"
 # Variables that would send state elsewhere or change how the hooks run.
@@ -59,6 +60,7 @@ class Row:
     payload: Callable[[int], bytes]  # run number -> stdin
     setup: Callable[[int], bytes] | None = None  # stdin for an untimed run just before
     src: Path | None = None  # the ccstate source the row runs (default: this checkout's)
+    cwd: Path | None = None  # its project (default: the shared one)
 
 
 @dataclass(frozen=True)
@@ -71,11 +73,11 @@ class Project:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ccstate-bench-") as tmp:
-        project = make_project(Path(tmp), args.file_lines)
+        project = make_project(Path(tmp), args.file_lines, args.against)
         env = bench_env(Path(tmp))
         rows = make_rows(args.python, project)
         if args.against:
-            rows += against_rows(args.python, project, args.against, Path(tmp))
+            rows += against_rows(args.python, args.file_lines, args.against, Path(tmp))
         samples = measure(rows, args.runs, env, project.root)
         failures = hook_failures(project.root)
         payload_bytes = len(rows[-1].payload(0))
@@ -153,12 +155,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def make_project(tmp: Path, file_lines: int) -> Project:
+def make_project(tmp: Path, file_lines: int, against: str | None = None) -> Project:
     root = tmp / "project"
     root.mkdir()
     subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
-    template = REPO / "src" / "ccstate" / "templates" / "ccstate.yaml"
-    (root / ".ccstate.yaml").write_text(template.read_text(encoding="utf-8"), encoding="utf-8")
+    template = (REPO / "src" / "ccstate" / "templates" / "ccstate.yaml").read_text("utf-8")
+    if against:  # REF's settings: both codes know every key (a key REF lacks would be logged
+        # as unknown by REF's rows, and their config caches would keep evicting each other)
+        template = subprocess.run(
+            ["git", "-C", str(REPO), "show", f"{against}:src/ccstate/templates/ccstate.yaml"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    (root / ".ccstate.yaml").write_text(template, encoding="utf-8")
     source = root / "src" / "app.py"
     source.parent.mkdir()
     source.write_text(source_text(file_lines), encoding="utf-8")
@@ -315,6 +325,7 @@ def payloads(project: Project, session_tag: str = "") -> dict[str, Callable[[int
         "SessionStart": fixed("SessionStart", source="startup", model="claude-sonnet-4-5"),
         "SessionEnd": fixed("SessionEnd", reason="other"),
         "PreCompact": fixed("PreCompact", trigger="manual", custom_instructions=""),
+        "UserPromptSubmit": fixed("UserPromptSubmit", prompt="go on", permission_mode="default"),
         "PreToolUse": tool("PreToolUse"),
         "PostToolUse": tool("PostToolUse", "miss", tool_response=response, duration_ms=3),
         "PostToolUse plugin": tool("PostToolUse", "plugin", tool_response=response, duration_ms=3),
@@ -374,6 +385,13 @@ def make_rows(python: str, project: Project) -> list[Row]:
             by_event["PostToolUse plugin"],
         )
     )
+    rows.append(
+        Row(
+            "hooks/run.py UserPromptSubmit (plugin)",
+            [python, launcher, "UserPromptSubmit"],
+            by_event["UserPromptSubmit"],
+        )
+    )
     return rows
 
 
@@ -382,11 +400,13 @@ DIGEST = "digest"
 DIGEST_ROW = "-m ccstate.hooks PostToolUse Bash digest (600-line test run)"
 
 
-def against_rows(python: str, project: Project, ref: str, tmp: Path) -> list[Row]:
+def against_rows(python: str, file_lines: int, ref: str, tmp: Path) -> list[Row]:
     """The hot hooks (the Bash digest too) and SessionStart from `ref`'s src/, each in its own
-    sessions."""
+    sessions, in a project of their own: two codes sharing one state dir would evict each
+    other's config cache when their settings differ."""
     target = tmp / "against"
     target.mkdir()
+    project = make_project(target, file_lines, ref)
     archive = subprocess.run(
         ["git", "-C", str(REPO), "archive", ref, "src"], capture_output=True, check=True
     ).stdout
@@ -395,7 +415,7 @@ def against_rows(python: str, project: Project, ref: str, tmp: Path) -> list[Row
     hooks = [python, "-m", "ccstate.hooks"]
     label = f"{AGAINST_PREFIX}{ref} -m ccstate.hooks"
     src = target / "src"
-    return [
+    rows = [
         Row(f"{label} SessionStart", [*hooks, "SessionStart"], by_event["SessionStart"], src=src),
         Row(f"{label} PreToolUse", [*hooks, "PreToolUse"], by_event["PreToolUse"], src=src),
         Row(f"{label} PostToolUse", [*hooks, "PostToolUse"], by_event["PostToolUse"], src=src),
@@ -413,6 +433,7 @@ def against_rows(python: str, project: Project, ref: str, tmp: Path) -> list[Row
             src=src,
         ),
     ]
+    return [Row(**{**row.__dict__, "cwd": project.root}) for row in rows]
 
 
 def bench_env(tmp: Path) -> dict[str, str]:
@@ -440,6 +461,7 @@ def measure(rows: list[Row], runs: int, env: dict[str, str], cwd: Path) -> dict[
 
 
 def run_once(row: Row, run: int, env: dict[str, str], cwd: Path) -> float:
+    cwd = row.cwd or cwd
     if row.src is not None:
         env = {**env, "PYTHONPATH": str(row.src)}
     if row.setup is not None:

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO / ".." / "shared" / "transcripts" / "public"
+# ../shared beside the checkout (CCSTATE_SHARED names it elsewhere, e.g. for a git worktree)
+CORPUS = Path(os.environ.get("CCSTATE_SHARED") or REPO / ".." / "shared") / "transcripts" / "public"
 # 20.0.26 (npm latest when pinned) has no linux-x64 native package on the registry; 20.0.24
 # is the newest release whose native binary installs. Bump both together with the docs.
 CCUSAGE_VERSION = "20.0.24"

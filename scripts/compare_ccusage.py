@@ -2,6 +2,7 @@
 """Compare `ccstate report` with ccusage, session by session, on the public corpus.
 
     python scripts/compare_ccusage.py               # ../shared/transcripts/public
+    python scripts/compare_ccusage.py --corpus modern   # ../shared/transcripts/modern (2.x)
     python scripts/compare_ccusage.py --corpus DIR --json out.json
 
 Both read the same files laid out as `~/.claude/projects/<slug>/<session>.jsonl` (a temporary
@@ -182,9 +183,19 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def corpus_dir(value: str) -> Path:
+    """`public` and `modern` name the shared corpora beside CORPUS; anything else is a path."""
+    return CORPUS.parent / value if value in ("public", "modern") else Path(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument(
+        "--corpus",
+        type=corpus_dir,
+        default=CORPUS,
+        help="a folder of transcripts, or `public` / `modern` (../shared/transcripts/<name>)",
+    )
     parser.add_argument("--json", type=Path, help="also write the comparison here")
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():

@@ -57,7 +57,7 @@ source "$VENV/bin/activate"
 echo "== ruff format --check"; ruff format --check src tests scripts hooks bench
 echo "== ruff check";          ruff check src tests scripts hooks bench
 echo "== mypy";                mypy
-echo "== lint-imports";        lint-imports --no-cache
+echo "== lint-imports";        lint-imports --no-cache pyproject.toml importlinter-typing.toml
 echo "== pytest (end-to-end tests on Claude Code ${versions[*]})"
 # Exit 5 (no tests collected) must fail, so no special-casing here.
 pytest -q -o cache_dir="$work/pytest" "$@"

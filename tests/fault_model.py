@@ -30,6 +30,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
+from ccstate.compaction.steer import HEADER as STEER_HEADER
 from helpers import SRC, plugin_with_venv_python
 
 SID = "fa017000-0000-4000-8000-000000000012"
@@ -201,7 +202,9 @@ class World:
             if fault != "kill":
                 self.figures.bad_exits.append(f"{event}: exit {proc.returncode} {err[-300:]}")
             return None  # Claude Code ignores the output of a failed hook
-        if err or (out and not (out.startswith("{") and out.count("\n") == 0)):
+        # PreCompact prints plain text, the block the summariser keeps (#26); others one JSON
+        steer = event == "PreCompact" and out.startswith(STEER_HEADER)
+        if err or (out and not steer and not (out.startswith("{") and out.count("\n") == 0)):
             self.figures.bad_exits.append(f"{event}: stray output {out[:200]!r} {err[-300:]!r}")
         return out or None
 

@@ -13,8 +13,20 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-# the public transcripts beside the repo (../shared); tests that need them skip when absent
-PUBLIC = REPO.parent / "shared" / "transcripts" / "public"
+# The shared material beside the repo (../shared; CCSTATE_SHARED names it elsewhere, e.g. for a
+# git worktree); tests that need a corpus skip, saying so, when it is absent.
+SHARED = Path(os.environ.get("CCSTATE_SHARED") or REPO.parent / "shared")
+# 33 real transcripts, mostly Claude Code 1.0.x
+PUBLIC = SHARED / "transcripts" / "public"
+# 10 real transcripts, Claude Code 2.0.26-2.1.146: attachment, queue-operation, ai-title...
+MODERN = SHARED / "transcripts" / "modern"
+
+
+def corpus_absent(corpus: Path) -> str:
+    """The skip reason for a test that needs `corpus`."""
+    return f"{corpus} is absent (the shared corpus; CCSTATE_SHARED points elsewhere)"
+
+
 # Where bytecode goes (scripts/test.sh keeps it out of the tree a plugin install copies):
 # pass it on to subprocesses that get a minimal environment.
 BYTECODE_ENV = {

@@ -1,7 +1,8 @@
-"""`ccstate report` and ccusage count the same tokens on the public corpus (issue #7).
+"""`ccstate report` and ccusage count the same tokens on the public and modern corpora
+(issues #7, #24.2).
 
-Needs ../shared/transcripts/public and npm (ccusage is installed once into the e2e cache,
-outside the repository). Runs scripts/compare_ccusage.py's comparison; ~2 s once installed.
+Needs ../shared/transcripts/public (or modern) and npm (ccusage is installed once into the e2e
+cache, outside the repository). Runs scripts/compare_ccusage.py's comparison; ~2 s once installed.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers import MODERN, PUBLIC, corpus_absent
+
 # Read before conftest repoints HOME: ccusage is installed once into the real e2e cache.
 E2E_CACHE = os.environ.get("CCSTATE_E2E_CACHE") or os.path.expanduser("~/.cache/ccstate-e2e")
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO / ".." / "shared" / "transcripts" / "public"
 SCRIPT = REPO / "scripts" / "compare_ccusage.py"
 
 
@@ -30,16 +32,20 @@ def _load_script():  # type: ignore[no-untyped-def]
     return module
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"{CORPUS} is absent (the shared corpus)")
+@pytest.mark.parametrize("corpus", [PUBLIC, MODERN], ids=["public", "modern"])
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed: no ccusage")
-def test_tokens_equal_ccusage_on_the_public_corpus(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_tokens_equal_ccusage_session_by_session(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Both corpora: mostly 1.0.x, and 2.0.26-2.1.146 (1-hour cache writes, api_error
+    retries, `<synthetic>` rate-limit records, attachments, queue operations)."""
+    if not corpus.is_dir():
+        pytest.skip(corpus_absent(corpus))
     monkeypatch.setenv("CCSTATE_E2E_CACHE", E2E_CACHE)
     sys.modules.pop("ccusage_setup", None)  # it reads the cache location when imported
     compare = _load_script()
     try:
-        result = compare.compare(CORPUS.resolve(), tmp_path)
+        result = compare.compare(corpus.resolve(), tmp_path)
     except (FileNotFoundError, RuntimeError) as exc:  # npm present but the install failed
         pytest.skip(f"ccusage {compare.CCUSAGE_VERSION} could not be installed: {exc}")
     differing = [r["session"] for r in result["sessions"] if not r["equal"]]
@@ -47,4 +53,4 @@ def test_tokens_equal_ccusage_on_the_public_corpus(
     assert result["tokens_equal"]
     totals = result["totals"]
     assert totals["ccstate"]["output"] == totals["ccusage"]["output"] > 0
-    assert len(result["sessions"]) == len(list(CORPUS.glob("*.jsonl")))
+    assert len(result["sessions"]) == len(list(corpus.glob("*.jsonl")))

@@ -125,3 +125,25 @@ def test_context_is_capped_below_claude_codes_inline_limit() -> None:
 
 def test_unknown_event_renders_nothing() -> None:
     assert hookio.render("Notification", HookResult(additional_context="x")) is None
+
+
+def test_a_grep_digest_keeps_the_cap_and_the_timeout_claude_code_tells_the_model() -> None:
+    """2.1.x writes "[Showing results with pagination = limit: 250]" after a capped Grep and
+    a warning before one that timed out, from these fields (#24.2)."""
+    response = {
+        "mode": "content",
+        "numFiles": 0,
+        "filenames": [],
+        "content": "a.py:1:x\n" * 250,
+        "numLines": 250,
+        "totalLines": 500,
+        "appliedLimit": 250,
+        "timedOut": True,
+    }
+    shape = hookio.output_result("Grep", response, "a.py:1:x\n[ccstate: ...]").updated_tool_output
+    assert shape is not None
+    assert (shape["appliedLimit"], shape["totalLines"], shape["timedOut"]) == (250, 500, True)
+    assert "appliedOffset" not in shape  # not there: not made up
+    plain = dict(response, appliedLimit=None, timedOut=False)
+    shape = hookio.output_result("Grep", plain, "x").updated_tool_output
+    assert shape is not None and "appliedLimit" not in shape and "timedOut" not in shape

@@ -17,12 +17,14 @@ import pytest
 from helpers import REPO, SRC
 
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+# pyproject.toml's contracts, and the no-cycles one again with annotation-only imports counted
+CONFIGS = ("pyproject.toml", "importlinter-typing.toml")
 
 
 def lint_imports(src: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(src)}
     return subprocess.run(
-        [str(LINT_IMPORTS), "--no-cache"],
+        [str(LINT_IMPORTS), "--no-cache", *CONFIGS],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -35,7 +37,8 @@ def planted(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProce
     """lint-imports over a copy of src/ where `module` (a path under ccstate/) got `line`."""
     src = tmp_path / "src"
     shutil.copytree(SRC / "ccstate", src / "ccstate", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    for config in CONFIGS:
+        shutil.copy(REPO / config, tmp_path / config)
     target = src / "ccstate" / module
     target.write_text(target.read_text() + f"\n{line}\n")
     return lint_imports(src, tmp_path)
@@ -50,6 +53,7 @@ def test_the_contracts_hold_on_this_tree() -> None:
     result = lint_imports(SRC, REPO)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
+    assert "2 import graphs" in result.stdout  # both configs were read
 
 
 @pytest.mark.parametrize(
@@ -62,6 +66,12 @@ def test_the_contracts_hold_on_this_tree() -> None:
             "instructions/cache.py",
             "from ccstate.instructions import status",
             "No import cycles",
+        ),
+        # the cache <-> lint cycle that stayed in annotations (#24.7), planted again
+        (
+            "instructions/cache.py",
+            "if TYPE_CHECKING:\n    from ccstate.instructions.lint import Report",
+            "No import cycles, annotations included",
         ),
         # a concern that draws a table
         ("report/summary.py", "import rich", "Only cli/ imports click or rich"),

@@ -18,10 +18,24 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, Literal
 
-    Event = Literal["SessionStart", "SessionEnd", "PreCompact", "PostToolUse"]
+    Event = Literal[
+        "SessionStart",
+        "SessionEnd",
+        "PreCompact",
+        "PostCompact",
+        "PostToolUse",
+        "UserPromptSubmit",
+    ]
 
 # PreToolUse is registered no more (#14): it did nothing but write a heartbeat on every Read.
-EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PostToolUse")
+EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "PostCompact",
+    "PostToolUse",
+    "UserPromptSubmit",
+)
 # Claude Code inlines at most 10,000 characters of hook context; more is persisted to a
 # file and the model sees a 2 KB preview. Stay well under it.
 MAX_CONTEXT_CHARS = 9_500
@@ -211,6 +225,13 @@ def _render_session_end(event: str, result: HookResult) -> str | None:
     return None  # SessionEnd output reaches nobody
 
 
+def _render_post_compact(event: str, result: HookResult) -> str | None:
+    # Claude Code 2.1.328/2.1.332 reject PostCompact's additionalContext, and echo whatever it
+    # prints into the model's context after a manual /compact (scripts/probe_compaction.py):
+    # print nothing. The reminder goes through a later hook (compaction/pending.py).
+    return None
+
+
 # --------------------------------------------------------------------------- tool outputs
 # What PostToolUse may put in place of a tool's output, per tool, as Claude Code 2.1.328
 # accepts it (docs/OUTPUTS.md; tests/e2e/test_outputs.py). A wrong shape is rejected with
@@ -310,6 +331,13 @@ def output_result(
             "content": text,
             "numLines": text.count("\n") + 1,
         }
+        # 2.1.x: the model is told "[Showing results with pagination = limit: 250]" (the
+        # default head_limit) and that a search timed out from these; a digest keeps them
+        for key in ("appliedLimit", "appliedOffset", "totalLines"):
+            if _int(response.get(key)):
+                shape[key] = _int(response.get(key))
+        if response.get("timedOut") is True:
+            shape["timedOut"] = True
     elif tool_name == "Glob":
         names = text.split("\n")
         shape = {
@@ -344,5 +372,7 @@ _RENDERERS = {
     "SessionStart": _render_context_event,
     "PostToolUse": _render_post_tool_use,
     "PreCompact": _render_pre_compact,
+    "PostCompact": _render_post_compact,
     "SessionEnd": _render_session_end,
+    "UserPromptSubmit": _render_context_event,
 }

@@ -162,6 +162,27 @@ def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
+def pending_dir_str(environ: Mapping[str, str] = os.environ) -> str:
+    """Where a compaction's reminder waits for the next hook (#26; compaction/pending.py):
+    `$CCSTATE_HOME/pending`, else `$XDG_STATE_HOME/ccstate/pending`, else
+    `~/.local/state/ccstate/pending`. Outside any project, so a hot hook finds out with one
+    stat, before the project is looked up."""
+    if environ.get("CCSTATE_HOME"):
+        return os.path.join(environ["CCSTATE_HOME"], "pending")
+    base = environ.get("XDG_STATE_HOME") or os.path.join(home_str(environ), ".local", "state")
+    return os.path.join(base, "ccstate", "pending")
+
+
+def pending_path_str(session: str, environ: Mapping[str, str] = os.environ) -> str:
+    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in session)[:120] or "_"
+    return os.path.join(pending_dir_str(environ), name + ".json")
+
+
+def reminder_waits(session: str, environ: Mapping[str, str] = os.environ) -> bool:
+    """Is a compaction's reminder waiting for this session? One stat."""
+    return bool(session) and os.path.exists(pending_path_str(session, environ))
+
+
 def user_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
     """Machine-local caches that are safe to delete: `$CCSTATE_HOME/cache`, else
     `$XDG_CACHE_HOME/ccstate`, else `~/.cache/ccstate` (`ccstate report`'s scan cache)."""

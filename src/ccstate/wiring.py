@@ -27,11 +27,15 @@ POST_TOOL_USE_TOOLS = "Read|Edit|MultiEdit|Write|NotebookEdit|Bash|Grep|Glob|Web
 # 2.1.331 and older open a dialog at start (reference §9; tests/test_wiring.py keeps it out).
 # PreToolUse is not registered (#14): it only wrote a heartbeat, and cost every Read a Python
 # start. `merge_settings` takes an older ccstate's PreToolUse entry out of a settings file.
+# PostCompact and UserPromptSubmit (#26) are in TESTED_CLAUDE[0]'s event list (2.1.328; its
+# binary's hook-event names, checked by tests/e2e/test_compaction.py).
 HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
     ("SessionStart", None, 15),
     ("SessionEnd", None, 30),
     ("PreCompact", None, 30),
+    ("PostCompact", None, 30),
     ("PostToolUse", f"^({POST_TOOL_USE_TOOLS})$", 10),
+    ("UserPromptSubmit", None, 10),
 )
 PLUGIN_COMMAND = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/run.py" '
 HOOK_SCRIPT = "ccstate-hook"  # the console script; install.sh links it into a bin dir on PATH

@@ -6,7 +6,8 @@ posts to ``/v1/messages?beta=true`` with ``"stream": true`` and reads server-sen
 Requests that carry ``tools`` are the agent loop (main thread *and* subagents). Each one consumes
 the next matching :class:`Step` of the script; when the script is exhausted the reply is the text
 ``"done"``. Requests without tools (titles, ...) and compaction requests get canned replies and
-consume nothing.
+consume nothing; ``compaction=`` (a reply, or a function of the request body) sets the
+summariser's reply instead of ``COMPACTION_REPLY``.
 
 Example::
 
@@ -381,9 +382,11 @@ class FakeAnthropic:
         *,
         usage: Callable[[Body, Reply], Usage] = estimate_usage,
         model: str | None = None,
+        compaction: ReplyLike | Responder | None = None,
     ) -> None:
         self.usage = usage
         self.model = model
+        self.compaction = compaction  # the summariser's reply; None: COMPACTION_REPLY
         self.records: list[RecordedRequest] = []
         self.errors: list[str] = []  # exceptions raised by responder steps
         self._lock = threading.Lock()
@@ -495,6 +498,11 @@ class FakeAnthropic:
         """Record ``rec``; for /v1/messages pick its reply (agent requests consume a step)."""
         with self._lock:
             self.records.append(rec)
+            if rec.kind == "compaction" and self.compaction is not None:
+                answer = self.compaction
+                reply = answer(rec.body or {}) if callable(answer) else answer
+                rec.reply = self._with_ids(to_reply(reply))
+                return rec.reply
             if rec.kind != "agent":
                 rec.reply = _CANNED.get(rec.kind)
                 return rec.reply

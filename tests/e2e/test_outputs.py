@@ -39,6 +39,13 @@ HANDLE = re.compile(r"Complete output: (\S+\.txt) - Read it for anything left ou
 FAILED = ("cart > case 107", "pricing > case 303", "users > case 519")
 TOOLS = "Read Edit Bash Grep Glob WebFetch mcp__e2e__issues mcp__e2e__log mcp__e2e__small"
 
+# 60 names that no shape shares: the Grep of them is data, not a uniform shape (see below)
+NAMES = [
+    a + b
+    for a in ("amber", "birch", "cedar", "dune", "ember", "fjord")
+    for b in ("lark", "moss", "nook", "pike", "quill", "reef", "sage", "tarn", "vale", "wren")
+]
+
 # A test run as vitest prints it: one line per test, three failures, their details, the summary.
 GENERATOR = """
 import sys
@@ -109,9 +116,9 @@ def test_bulky_bash_output_reaches_the_model_as_a_digest(
 ) -> None:
     widgets = project / "src" / "app" / "components" / "widgets"
     widgets.mkdir(parents=True)
-    for i in range(60):  # Grep and Glob need something to find
+    for i, name in enumerate(NAMES):  # Grep and Glob need something to find, each its own
         (widgets / f"widget_{i:02d}_with_a_descriptive_name.ts").write_text(
-            f"export const widget{i} = () => render('widget {i}');\n" * 3
+            f"export const {name} = () => render('{name} of widget {i}');\n" * 3
         )
     run = f'python3 {generator.name}; echo "exit $?"'
     fake_api.set_script(
@@ -163,6 +170,57 @@ def test_bulky_bash_output_reaches_the_model_as_a_digest(
     assert "\nsrc/app/components/widgets/widget_00_with_a_descriptive_name.ts\n1:" in "\n" + grep
     assert "[ccstate: digest of " in grep
     assert glob.startswith("[ccstate: the paths below are in ")
+
+
+def test_a_uniform_grep_comes_back_short_and_names_the_original(
+    claude, fake_api, project: Path
+) -> None:
+    """#24.3: 500 matches alike but for a path, a number or a word, one of another kind: the
+    digest says the runs once, keeps the odd one, and names the complete output."""
+    lib = project / "lib"
+    lib.mkdir()
+    words = ("parse", "load", "cache", "retry", "split", "render", "merge", "flush")
+    for f in range(100):
+        rows = [f"# TODO: {words[(f + i) % 8]} {i}.{f % 10}\nx{i} = {f}\n" for i in range(5)]
+        if f == 50:
+            rows[2] = 'raise NotImplementedError("TODO: the v2 wire format")\n'
+        (lib / f"m{f:02d}.py").write_text("".join(rows))
+    icons = project / "assets" / "generated" / "icons"
+    icons.mkdir(parents=True)
+    for i in range(90):  # (Glob returns 100 paths at most)
+        (icons / f"icon_{i:03d}.svg").write_text("<svg/>\n")
+    fake_api.set_script(
+        [
+            # head_limit 0: all 500 rows (2.1.x stops at 250 unless told)
+            tool_use(
+                "Grep", {"pattern": "TODO", "output_mode": "content", "-n": True, "head_limit": 0}
+            ),
+            tool_use("Glob", {"pattern": "assets/**/*.svg"}),
+            # the default head_limit: 250 of the 500 rows, and Claude Code says so
+            tool_use("Grep", {"pattern": "TODO", "output_mode": "content", "-n": True}),
+            text("done"),
+        ]
+    )
+    done = claude("find the TODOs", plugin_dir=REPO, extra_args=["--allowedTools", TOOLS])
+    assert done.result is not None and done.result["result"] == "done"
+    assert rejected(done.debug_log) == []
+    grep, glob, capped = (result for _use, result in results_by_call(fake_api))
+
+    stored = Path(HANDLE.search(grep).group(1)).read_text()  # type: ignore[union-attr]
+    rows = stored.rstrip("\n").split("\n")
+    assert len(rows) == 500 and sum("lib/m50.py:" in row for row in rows) == 5
+    assert len(grep) < len(stored) / 10  # the runs said once
+    odd = [row for row in rows if "NotImplementedError" in row]
+    assert len(odd) == 1 and odd[0] in grep.split("\n")  # the one of another kind, whole
+    assert "more matches like the one above" in grep and "lib/m{" in grep
+    assert "(matches alike but for a path, a number or a word said once)" in grep
+    # Glob: numbered names in a row as a range (Glob lists by modification time: the files
+    # were written in order, so some runs hold), every path still there
+    assert "[ccstate: digest of 90 lines" in glob and "icon_{" in glob
+    assert len(glob) < 1000
+    # the cap Claude Code applied (appliedLimit) reaches the model with the digest
+    assert "[ccstate: digest of 250 lines" in capped
+    assert capped.rstrip().endswith("[Showing results with pagination = limit: 250]")
 
 
 NOTES = "".join(

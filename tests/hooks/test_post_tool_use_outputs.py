@@ -100,7 +100,11 @@ def test_grep_content_keeps_grep_shape_with_one_heading_per_file(git_project: Pa
     (git_project / "src").mkdir()
     for n in range(3):
         (git_project / "src" / f"mod_{n}.py").write_text("value = 1\n")  # Grep found them
-    rows = [f"{git_project}/src/mod_{i // 30}.py:{i}:    value = compute({i})" for i in range(90)]
+    names = [a + b for a in ("amber", "birch", "cedar") for b in "klmnopqrstuvwxyzabcdefghij"]
+    rows = [
+        f"{git_project}/src/mod_{i // 30}.py:{i}:    {name} = compute({name!r}, {i})"
+        for i, name in enumerate(names[:78] + names[:12])
+    ]
     response = {
         "mode": "content",
         "numFiles": 0,
@@ -112,7 +116,31 @@ def test_grep_content_keeps_grep_shape_with_one_heading_per_file(git_project: Pa
     replaced = out[1]["hookSpecificOutput"]["updatedToolOutput"]
     assert set(replaced) == {"mode", "numFiles", "filenames", "content", "numLines"}
     assert replaced["mode"] == "content"
-    assert replaced["content"].startswith(f"{git_project}/src/mod_0.py\n0:    value = compute(0)")
+    first = f"{git_project}/src/mod_0.py\n0:    amberk = compute('amberk', 0)"
+    assert replaced["content"].startswith(first)
+
+
+def test_a_uniform_grep_is_said_once_and_keeps_the_cap_claude_code_applied(
+    git_project: Path,
+) -> None:
+    (git_project / "src").mkdir()
+    for n in range(3):
+        (git_project / "src" / f"mod_{n}.py").write_text("value = 1\n")
+    rows = [f"{git_project}/src/mod_{i // 30}.py:{i}:    value = compute({i})" for i in range(90)]
+    response = {
+        "mode": "content",
+        "numFiles": 0,
+        "filenames": [],
+        "content": "\n".join(rows),
+        "numLines": 90,
+        "appliedLimit": 90,
+    }
+    out = run_hook("PostToolUse", tool(git_project, "Grep", response, pattern="x"), cwd=git_project)
+    replaced = out[1]["hookSpecificOutput"]["updatedToolOutput"]
+    assert set(replaced) == {"mode", "numFiles", "filenames", "content", "numLines", "appliedLimit"}
+    lines = replaced["content"].split("\n")
+    assert lines[0] == rows[0] and "89 more matches like the one above" in lines[1]
+    assert lines[-1].startswith("[ccstate: digest of 90 lines") and len(lines) == 3
 
 
 def test_an_mcp_result_becomes_updated_mcp_tool_output(git_project: Path) -> None:

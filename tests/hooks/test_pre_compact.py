@@ -16,14 +16,19 @@ def test_pre_compact_writes_once_however_often_it_fires(git_project: Path, tmp_p
     transcript.write_text(CASE.read_text().replace("/work/demo", str(git_project)))
     payload = make_payload("PreCompact", git_project, trigger="manual", custom_instructions="keep")
     payload.update(session_id=SID, transcript_path=str(transcript))
-    outcomes = []
+    outcomes, blocks = [], set()
     for _ in range(3):
         code, parsed, out, err = run_hook("PreCompact", payload, cwd=git_project)
-        assert (code, parsed, out, err) == (0, None, "", "")  # no summariser instructions added
+        assert (code, parsed, err) == (0, None, "")
+        blocks.add(out)  # the block for the summariser (#26), byte-identical each time
         beat = json.loads((git_project / ".ccstate/heartbeat/PreCompact.json").read_text())
         outcomes.append((beat["detail"]["handoff"], beat["detail"]["written"]))
     rel = f"handoff/branches/main/{SID}.md"
     assert outcomes == [(rel, True), (rel, False), (rel, False)]
+    (block,) = blocks
+    assert block.startswith("[ccstate] Keep across this compaction") and "keep" not in block
+    record = json.loads((git_project / ".ccstate" / "compaction" / f"{SID}.json").read_text())
+    assert record["asked"]["fires"] == 3 and record["asked"]["custom"] is True
     progress = (git_project / ".ccstate" / "handoff" / "progress.md").read_text()
     assert progress.count("· PreCompact ·") == 1
 

@@ -156,13 +156,13 @@ def test_cache_goes_stale_when_an_instruction_file_or_setting_changes(
     project = build_case("clean", tmp_path, isolated_home)
     state = project / ".ccstate"
     report = run_lint(project, isolated_home)
-    data = claude_md_cache.write(str(state), report)
+    data = claude_md_cache.write(str(state), report.to_cache())
     assert claude_md_cache.is_fresh(data, config.Config())
     strict = config.Config(values={**config.defaults(), "lint.root_max_lines": 3})
     assert not claude_md_cache.is_fresh(data, strict)
     (project / ".claude" / "rules").mkdir(parents=True)
     assert not claude_md_cache.is_fresh(data, config.Config())  # a new folder Claude reads
-    data = claude_md_cache.write(str(state), run_lint(project, isolated_home))
+    data = claude_md_cache.write(str(state), run_lint(project, isolated_home).to_cache())
     (project / "docs" / "claude" / "workflow.md").write_text("# Workflow\n\nchanged\n")
     assert not claude_md_cache.is_fresh(data, config.Config())
 

@@ -109,3 +109,19 @@ def test_generation_and_idle(tmp_path: Path) -> None:
     assert witness.idle_reason(1000.0, 1000.0 + 3599) == ""
     assert witness.idle_reason(1000.0, 1000.0 + 3600) == "idle for 3600 s"
     assert witness.idle_reason(1000.0, 900.0) == "clock went backwards"
+
+
+def test_a_content_replacement_record_ends_the_epoch(tmp_path: Path) -> None:
+    """2.1.332 persists tool results past its per-message budget and records which; a shell
+    read among them is no longer what the context holds (#24.2)."""
+    path = tmp_path / "t.jsonl"
+    _write(path, LINE)
+    seen = witness.scan(str(path), {}, must_scan=False)[1]
+    quoted = json.dumps({"type": "user", "content": 'the record "content-replacement" is new'})
+    _write(path, quoted)
+    why, seen = witness.scan(str(path), seen, must_scan=True)
+    assert why == ""
+    record = {"type": "content-replacement", "sessionId": "s", "replacements": []}
+    _write(path, json.dumps(record, separators=(",", ":")))
+    why, _seen = witness.scan(str(path), seen, must_scan=True)
+    assert why == "transcript shows content-replacement"

@@ -40,13 +40,22 @@ def test_the_handle_names_the_original_and_its_size() -> None:
 
 def test_each_tool_gets_its_treatment() -> None:
     assert core.digest_for("Bash", VITEST).how == "lines"  # type: ignore[union-attr]
-    grep = "\n".join(f"/repo/src/file_{i // 20}.ts:{i}:  code line {i}" for i in range(60))
+    # matches that are code, each its own (a word with as many values as rows is data)
+    grep = "\n".join(
+        f"/repo/src/file_{i // 20}.ts:{i}:  const {w} = load({w!r}, {i})"
+        for i, w in enumerate(WORDS[:60])
+    )
     assert core.digest_for("Grep", grep).how == "grep"  # type: ignore[union-attr]
-    glob = "\n".join(f"/home/me/project/src/components/w{i}.tsx" for i in range(40))
+    glob = "\n".join(f"/home/me/project/src/components/{w}.tsx" for w in WORDS[:40])
     paths = core.digest_for("Glob", glob)
     assert paths is not None and paths.text.startswith(
-        "[ccstate: the paths below are in /home/me/project/src/components/]\nw0.tsx\n"
+        "[ccstate: the paths below are in /home/me/project/src/components/]\nalphak.tsx\n"
     )
+    # of one shape but for a path, a number or a word: said once, by the uniform digests
+    grep = "\n".join(f"/repo/src/file_{i // 20}.ts:{i}:  code line {i}" for i in range(60))
+    assert core.digest_for("Grep", grep).how == "grep-uniform"  # type: ignore[union-attr]
+    glob = "\n".join(f"/home/me/project/src/components/w{i}.tsx" for i in range(40))
+    assert core.digest_for("Glob", glob).how == "paths-grouped"  # type: ignore[union-attr]
     blob = json.dumps([{"id": i, "url": f"https://api.x.com/{i}", "note": None} for i in range(9)])
     assert core.digest_for("mcp__x__list", blob).how == "json"  # type: ignore[union-attr]
 

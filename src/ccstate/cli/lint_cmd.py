@@ -49,7 +49,7 @@ def lint_cmd(path: Path | None, as_json: bool, fix: bool) -> None:
         report = _lint(root, settings)
     state = paths.state_dir(root)
     if state.is_dir():  # a project that uses ccstate: refresh what the hooks read
-        claude_md_cache.write(str(state), report)
+        claude_md_cache.write(str(state), report.to_cache())
     if as_json:
         data = report.to_json()
         if fix:

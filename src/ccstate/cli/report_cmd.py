@@ -52,7 +52,11 @@ def _pricing_file(ctx: click.Context, param: click.Parameter, value: Path | None
     is_flag=True,
     help="Only the rebuild audit: every rebuild (also with --csv/--json).",
 )
-@click.option("--advice", is_flag=True, help="Only the TTL advice paragraph (--json: its figures).")
+@click.option(
+    "--advice",
+    is_flag=True,
+    help="Only the advice: cache TTL, and compacting earlier (a replay; --json: the figures).",
+)
 @click.option(
     "--html",
     "html_file",
@@ -121,19 +125,73 @@ def report_cmd(
     else:  # the charts need every scan
         scans = scan.scan_all(files, jobs, use_cache=not no_cache, progress=bar)
         result = report.build_report(scans, table)
+    fidelity = _fidelity(result, root)
     if html_file is not None:
         _write_html(result, html_file)
     elif rebuilds or advice:
         _audit_output(result, rebuilds, as_json, as_csv)
     elif as_json:
-        click.echo(_dumps(report.report_json(result, top)))
+        click.echo(_dumps(_with_fidelity(report.report_json(result, top), fidelity)))
     elif as_csv:
         csv.writer(sys.stdout, lineterminator="\n").writerows(report.csv_rows(result))
     else:
         from ccstate.cli import report_render
 
-        report_render.render(result, top)
+        report_render.render(result, top, fidelity=fidelity)
     request_fast_exit()
+
+
+def _fidelity(result: Any, root: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """(session, compaction index) -> ccstate's record of what that compaction's summary kept
+    of what PreCompact asked (#26), from this project's state; {} where it has none."""
+    from ccstate import paths
+    from ccstate.compaction import store as compaction_store
+    from ccstate.report.audit import seconds_between
+
+    records = compaction_store.all_records(paths.state_dir_str(str(root)))
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    for s in result.sessions:
+        entries = (records.get(s.session_id) or {}).get("compactions") or []
+        if not entries or not s.scope.compactions:
+            continue
+        times = [_epoch_of(c.compaction.timestamp, seconds_between) for c in s.scope.compactions]
+        for index, found in enumerate(compaction_store.match(times, entries)):
+            if found is not None:
+                out[(s.session_id, index)] = entries[found]
+    return out
+
+
+def _epoch_of(stamp: str, seconds_between: Any) -> float | None:
+    found = seconds_between("1970-01-01T00:00:00Z", stamp) if stamp else None
+    return float(found) if found is not None else None
+
+
+def _with_fidelity(data: dict[str, Any], fidelity: dict[tuple[str, int], dict[str, Any]]) -> Any:
+    """Each compaction's `fidelity` (kept/asked, lost; null when ccstate has no record of it)
+    and the total's."""
+    total = {"checked": 0, "asked": 0, "kept": 0}
+    for session in data["sessions"]:
+        sums = {"checked": 0, "asked": 0, "kept": 0}
+        for index, entry in enumerate(session["compactions"]):
+            found = fidelity.get((session["session_id"], index))
+            if found is None or not isinstance(found.get("asked"), int):
+                entry["fidelity"] = None
+                continue
+            entry["fidelity"] = {
+                "asked": found["asked"],
+                "kept": len(found.get("kept") or []),
+                "lost": list(found.get("lost") or []),
+                "in_capsule": list(found.get("in_capsule") or []),
+                "reminder": found.get("reminder") or None,
+            }
+            for key, value in (("checked", 1), ("asked", found["asked"])):
+                sums[key] += value
+            sums["kept"] += entry["fidelity"]["kept"]
+        session["compaction_fidelity"] = sums
+        for key, value in sums.items():
+            total[key] += value
+    data["total"]["compaction_fidelity"] = total
+    return data
 
 
 def _write_html(result: Any, target: Path) -> None:
@@ -150,13 +208,18 @@ def _write_html(result: Any, target: Path) -> None:
 
 def _audit_output(result: Any, rebuilds: bool, as_json: bool, as_csv: bool) -> None:
     """`--rebuilds` (every rebuild) or `--advice` (the TTL paragraph), as text, JSON or CSV."""
-    from ccstate.report import advice, audit
+    from ccstate.report import advice, audit, compact_advice
+    from ccstate.report import summary as report
 
     rows = [r for s in result.sessions for r in s.scope.cache_audit.rebuilds]
+    early = None if rebuilds else report.compaction_advice(result)
     if as_json:
         data = audit.audit_json(result.total.cache_audit, with_rows=False)
         data["rebuilds"] = [audit.rebuild_json(r) | {"session_id": r.session} for r in rows]
-        click.echo(_dumps(data if rebuilds else advice.advice_json(result.total.ttl)))
+        if early is not None:
+            data = advice.advice_json(result.total.ttl)
+            data["compaction"] = compact_advice.advice_json(early)
+        click.echo(_dumps(data))
     elif as_csv:
         csv.writer(sys.stdout, lineterminator="\n").writerows(audit.csv_rows(rows))
     elif rebuilds:
@@ -166,9 +229,10 @@ def _audit_output(result: Any, rebuilds: bool, as_json: bool, as_csv: bool) -> N
         tables.print_table(console, report_render.rebuild_classes_table(result.total))
         tables.print_table(console, report_render.rebuilds_table(result, None))
     else:
-        click.echo(
-            advice.advice_text(result.total.ttl)
-        )  # all written; the workers are reaped, no lock or file is held
+        assert early is not None
+        click.echo(advice.advice_text(result.total.ttl))
+        click.echo()
+        click.echo(compact_advice.advice_text(early))
 
 
 def _dumps(data: Any) -> bytes:

@@ -11,6 +11,7 @@ from rich.text import Text
 from ccstate.cli import tables
 from ccstate.report import advice, audit, hooktax
 from ccstate.report import summary as report
+from ccstate.report.compactions import totals as compaction_totals
 from ccstate.report.summary import Report, Scope, Tokens, est_tokens
 
 _NUM = {"justify": "right", "no_wrap": True}
@@ -30,7 +31,12 @@ def _shown(text: str) -> str:
     return str(_redactor[0].redact(text))
 
 
-def render(result: Report, top: int, console: Console | None = None) -> None:
+def render(
+    result: Report,
+    top: int,
+    console: Console | None = None,
+    fidelity: dict[tuple[str, int], dict[str, Any]] | None = None,
+) -> None:
     if console is None:
         # no markup or emoji codes: paths (`app/[id]/page.tsx`), models (`...-4-6[1m]`) and
         # project names are data, printed as they are
@@ -49,7 +55,7 @@ def render(result: Report, top: int, console: Console | None = None) -> None:
     rereads = _rereads_table(result.total, top)
     if rereads is not None:
         tables.print_table(console, rereads)
-    compactions = _compactions_table(result)
+    compactions = _compactions_table(result, fidelity)
     if compactions is not None:
         tables.print_table(console, compactions)
     tables.print_table(console, _ccstate_table(result.total))
@@ -246,32 +252,58 @@ def _rereads_table(scope: Scope, top: int) -> Table | None:
     return table
 
 
-def _compactions_table(result: Report) -> Table | None:
+def _compactions_table(
+    result: Report, fidelity: dict[tuple[str, int], dict[str, Any]] | None = None
+) -> Table | None:
+    """Each compaction: the context before and after, the summarising call (measured where
+    Claude Code's totals hold it, else estimated), the rebuild's extra, what the later calls
+    saved, the net; and what the summary kept of what ccstate asked (docs/COMPACTION.md)."""
     rows: list[list[Any]] = []
     for s in result.sessions:
-        for cost in s.scope.compactions:
+        for index, cost in enumerate(s.scope.compactions):
             c = cost.compaction
             pre = f"{c.pre_tokens:,}" + ("~" if c.pre_estimated else "")
-            total = cost.summariser_usd + cost.rebuild_usd
+            after = f"{cost.carried_after:,}" if cost.carried_after is not None else "-"
+            how = "" if cost.summariser_source == "measured" else " est."
+            seen = (fidelity or {}).get((s.session_id, index))
+            kept = f"{len(seen['kept'])}/{seen['asked']}" if seen and "asked" in seen else "-"
             rows.append(
                 [
                     _shown(s.session_id),
                     c.timestamp[:16].replace("T", " "),
                     c.trigger,
-                    pre,
-                    f"{c.rebuild_5m + c.rebuild_1h:,}",
-                    f"${total:,.2f}",
+                    f"{pre} -> {after}",
+                    f"${cost.summariser_usd:,.2f}{how}",
+                    f"${cost.rebuild_extra_usd:,.2f}",
+                    f"{cost.following_calls:,}",
+                    f"${cost.saved_usd:,.2f}",
+                    f"${cost.net_usd:,.2f}",
+                    kept,
                 ]
             )
     if not rows:
         return None
+    t = compaction_totals(result.total.compactions)
+    checked = [f for f in (fidelity or {}).values() if isinstance(f.get("asked"), int)]
+    kept_all = (
+        f"; the summaries kept {sum(len(f.get('kept') or []) for f in checked):,} of "
+        f"{sum(f['asked'] for f in checked):,} items ccstate asked for in {len(checked)}"
+        if checked
+        else ""
+    )
     table = Table(
-        title="Compactions (est. cost: summariser call + cache rebuild)", title_justify="left"
+        title=f"Compactions ({t['count']:,}: summarising calls ${t['summariser_usd']:,.2f}, "
+        f"{t['summariser_measured']} measured, {t['summariser_estimated']} estimated; rebuilds "
+        f"${t['rebuild_extra_usd']:,.2f}; saved ${t['saved_usd']:,.2f}; net ${t['net_usd']:,.2f}"
+        f"{kept_all})",
+        title_justify="left",
     )
     table.add_column("session", overflow="fold", max_width=40)
     for name in ("time", "trigger"):
         table.add_column(name, no_wrap=True)
-    for name in ("pre tokens", "rebuild writes", "est. cost"):
+    for name in ("context before -> after", "summariser", "rebuild extra", "calls after"):
+        table.add_column(name, **_NUM)  # type: ignore[arg-type]
+    for name in ("saved", "net", "kept/asked"):
         table.add_column(name, **_NUM)  # type: ignore[arg-type]
     for row in rows:
         table.add_row(*row)

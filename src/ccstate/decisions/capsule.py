@@ -131,6 +131,50 @@ def remember(state: str | os.PathLike[str], path: str, text: str, summary: dict[
         write_cache(state, stamp, digest(data), summary)
 
 
+def active_decisions(
+    project: str | os.PathLike[str], state: str | os.PathLike[str]
+) -> tuple[list[tuple[int, str]], str]:
+    """(the active decisions, newest first, at most MAX_LISTED, as (number, title); a problem
+    to log, "" when none): the compaction block's list (#26), from the same summary cache as
+    the capsule. A file that cannot be read gives no decisions and says so; one with parse
+    problems gives those it could parse."""
+    path = os.path.join(project, paths.DECISIONS_NAME)
+    summary, problem = _summary(path, state)
+    if summary is None:
+        return [], problem
+    active = [(int(n), str(t)) for n, t in summary["active"]]
+    errors = summary["errors"] + summary["clashes"]
+    if errors and not problem:
+        problem = (
+            f"{path} has {errors} problem(s); listed the {len(active)} active decision(s) "
+            "that parse (`ccstate decisions lint` names the lines)"
+        )
+    return active, problem
+
+
+def _summary(path: str, state: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, str]:
+    """The summary of `path` from the cache when its stamp matches, else from a parse (which
+    refreshes the cache); (None, reason) when the file is absent or unreadable."""
+    stamp = store.file_stamp(path)
+    if stamp is None:
+        return None, ""
+    cached = read_cache(state)
+    if cached is not None and cached.get("stamp") == stamp:
+        return cached["summary"], ""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"{path} is unreadable ({exc}); no decisions listed"
+    from ccstate.decisions.log import parse_log
+
+    summary = summarize(parse_log(text))
+    if store.file_stamp(path) == stamp:  # unchanged while it was read: safe to key by `stamp`
+        write_cache(state, stamp, digest(data), summary)
+    return summary, ""
+
+
 def capsule_section(
     project: str | os.PathLike[str], state: str | os.PathLike[str], config: Config
 ) -> list[str]:
@@ -138,21 +182,9 @@ def capsule_section(
     matches, else from a parse (which refreshes the cache)."""
     path = os.path.join(project, paths.DECISIONS_NAME)
     limit = int(config.get("decisions.capsule_max"))
-    stamp = store.file_stamp(path)
-    if stamp is None:
-        return [NONE_LINE]
-    cached = read_cache(state)
-    if cached is not None and cached.get("stamp") == stamp:
-        return capsule_lines(cached["summary"], limit)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+    summary, problem = _summary(path, state)
+    if summary is None and problem:
         return [f"- decisions: {paths.DECISIONS_NAME} is unreadable; run `ccstate decisions lint`"]
-    from ccstate.decisions.log import parse_log
-
-    summary = summarize(parse_log(text))
-    if store.file_stamp(path) == stamp:  # unchanged while it was read: safe to key by `stamp`
-        write_cache(state, stamp, digest(data), summary)
+    if summary is None:
+        return [NONE_LINE]
     return capsule_lines(summary, limit)

@@ -25,15 +25,17 @@ CHARS_PER_TOKEN = 3  # conservative for paths and code; the real count is checke
 # section key -> (title, most items rendered before the budget trims further)
 SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("next", "Next steps (from the agent)", 6),
-    ("goal", "Goal", 2),
+    ("goal", "Goal", 4),  # first and latest prompt, the session's title, Claude Code's recap
     ("changed", "What changed", 16),
     ("checks", "Verification", 5),
     ("todos", "Open todos", 8),
     ("errors", "Unresolved errors", 3),
     ("decisions", "Decisions", 3),
     ("state", "Repository state", 4),
+    ("compactions", "Compactions (what the summary kept of what ccstate asked)", 3),
 )
 CLIP_HEAD = 4000  # characters of a text an item looks at (whitespace is collapsed after)
+NAMED = ("session title:", "Claude Code's recap:")  # goal items that are not prompts
 MAX_KEPT = 60  # items kept in the JSON (the markdown shows fewer)
 NO_NOTES = 'none written yet: the agent adds them with `ccstate handoff note "..."`'
 _WS = re.compile(r"\s+")
@@ -129,8 +131,10 @@ def build(
     *,
     known_decisions: Iterable[str] | None = None,
     roots: Sequence[str] = (),
+    compactions: Sequence[tuple[str, str]] = (),
 ) -> Handoff:
-    """The handoff for one session. `roots` make file paths relative (project first)."""
+    """The handoff for one session. `roots` make file paths relative (project first);
+    `compactions`: (text, provenance) per compaction ccstate checked (compaction/store.py)."""
     r = redactor
     shown = _relative(roots)
     sections = (
@@ -139,7 +143,7 @@ def build(
             "goal",
             tuple(
                 Item(f'{label}: "{clip(r, p.text, 240)}"', f"L{p.line}", clip(r, p.text, 120))
-                for label, p in scan.goal_prompts()
+                for label, p in [*scan.goal_prompts(), *scan.named()]
             ),
         ),
         ("changed", _changed(scan, snap, r, shown)),
@@ -148,9 +152,15 @@ def build(
         ("errors", _errors(scan, r, shown)),
         ("decisions", _decisions(scan, known_decisions)),
         ("state", _state(snap, r, meta)),
+        ("compactions", compaction_items(compactions, r)),
     )
     draft = Handoff(meta, sections, ())
     return Handoff(meta, sections, make_gist(draft))
+
+
+def compaction_items(entries: Sequence[tuple[str, str]], r: Redactor) -> tuple[Item, ...]:
+    """Newest first: the latest compaction is what the successor most needs to know about."""
+    return tuple(Item(clip(r, text, 300), source) for text, source in reversed(entries))
 
 
 def note_items(notes: Sequence[str], r: Redactor) -> tuple[Item, ...]:
@@ -308,7 +318,7 @@ def make_gist(handoff: Handoff) -> tuple[tuple[str, str], ...]:
     if notes:
         more = f" (+{len(notes) - 1} more)" if len(notes) > 1 else ""
         gist.append(("next", notes[0].tag + more))
-    goal = handoff.section("goal")
+    goal = [i for i in handoff.section("goal") if not i.text.startswith(NAMED)]
     if goal:
         gist.append(("goal", goal[0].tag))
     if len(goal) > 1:

@@ -58,6 +58,9 @@ REJECTED = (
     "was blocked. For security",
     "operation blocked by hook",
 )
+# Records that name the session (2.1.x), the user's own name first, and their value's key.
+TITLE_KEYS = {"custom-title": "customTitle", "ai-title": "aiTitle", "agent-name": "agentName"}
+RECAP_SUFFIX = "(disable recaps in /config)"  # what Claude Code adds to an away_summary
 # User-role texts Claude Code writes itself (background task results, `!` shell echoes).
 _NOT_A_PROMPT = (
     "<local-command-",
@@ -123,6 +126,10 @@ class Scan:
     first_prompt: Prompt | None = None
     latest_prompt: Prompt | None = None
     sidechain_prompt: Prompt | None = None
+    # the session's name: the user's (`/rename`: custom-title), else Claude Code's (ai-title,
+    # 2.1.1xx), else the agent's; the latest of each
+    titles: dict[str, Prompt] = field(default_factory=dict)
+    recap: Prompt | None = None  # Claude Code's own "while you were away" summary, the latest
     touches: dict[str, Touch] = field(default_factory=dict)
     checks: dict[str, Check] = field(default_factory=dict)
     commits: dict[str, tuple[str, int]] = field(default_factory=dict)  # sha -> (subject, line)
@@ -132,6 +139,8 @@ class Scan:
     cited: dict[str, int] = field(default_factory=dict)  # D-id -> first line
     added: dict[str, int] = field(default_factory=dict)  # D-id from `ccstate decide` output
     _pending: dict[str, tuple[str, dict[str, Any], int]] = field(default_factory=dict)
+    _queued: list[tuple[str, int]] = field(default_factory=list)  # typed while Claude worked
+    _delivered: list[str] = field(default_factory=list)  # queued prompts counted, the latest
 
     def feed(self, line: int, record: dict[str, Any]) -> None:
         self.records += 1
@@ -142,8 +151,60 @@ class Scan:
             self._assistant(line, record)
         elif kind == "user":
             self._user(line, record)
-        elif kind == "system" and record.get("subtype") == "compact_boundary":
+        elif kind == "system":
+            self._system(line, record)
+        elif kind == "queue-operation":
+            self._queue(line, record)
+        elif kind == "attachment":
+            self._attachment(line, record)
+        elif kind in TITLE_KEYS:
+            value = record.get(TITLE_KEYS[kind])
+            if isinstance(value, str) and value.strip():
+                self.titles[kind] = Prompt(value.strip()[:KEEP], line)
+
+    def _system(self, line: int, record: dict[str, Any]) -> None:
+        subtype = record.get("subtype")
+        if subtype == "compact_boundary":
             self.compactions += 1
+        elif subtype == "away_summary" and isinstance(record.get("content"), str):
+            recap = record["content"].removesuffix(RECAP_SUFFIX).strip()
+            if recap:
+                self.recap = Prompt(recap[:KEEP], line)
+
+    def _queue(self, line: int, record: dict[str, Any]) -> None:
+        """A prompt the user typed while Claude worked (2.1.x): `enqueue`d, then `remove`d when
+        Claude Code hands it to the model between tool calls (`dequeue`: at the turn's end,
+        as an ordinary user record, counted there)."""
+        operation = record.get("operation")
+        content = record.get("content")
+        if operation == "enqueue" and isinstance(content, str):
+            if len(self._queued) < MAX_PENDING:
+                self._queued.append((content, line))
+        elif operation in ("remove", "dequeue") and self._queued:
+            text, queued_at = self._queued.pop(0)
+            if operation == "remove":
+                self._queued_prompt(text, queued_at)
+
+    def _attachment(self, line: int, record: dict[str, Any]) -> None:
+        attachment = record.get("attachment")
+        if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+            return
+        text = attachment.get("prompt")
+        if attachment.get("commandMode") in (None, "prompt") and isinstance(text, str):
+            if text in self._delivered:  # its queue-operation counted it already
+                self._delivered.remove(text)
+                return
+            self._queued_prompt(text, line, note=False)
+
+    def _queued_prompt(self, text: str, line: int, *, note: bool = True) -> None:
+        if text.lstrip().startswith('{"task_id"'):
+            return  # a background task's notice, not the user
+        prompt = prompt_text(text)
+        if not prompt:
+            return
+        if note:
+            self._delivered = [*self._delivered[-7:], text]
+        self._prompt(Prompt(prompt[:KEEP], line), sidechain=False)
 
     def _meta(self, record: dict[str, Any]) -> None:
         for attr, key in (("session_id", "sessionId"), ("branch", "gitBranch"), ("cwd", "cwd")):
@@ -187,9 +248,11 @@ class Scan:
         prompt = user_prompt(record, blocks)
         if not prompt:
             return
-        self._cite(prompt, line)
-        found = Prompt(prompt[:KEEP], line)
-        if record.get("isSidechain"):
+        self._prompt(Prompt(prompt[:KEEP], line), sidechain=bool(record.get("isSidechain")))
+
+    def _prompt(self, found: Prompt, *, sidechain: bool) -> None:
+        self._cite(found.text, found.line)
+        if sidechain:
             self.sidechain_prompt = self.sidechain_prompt or found
             return
         self.prompt_count += 1
@@ -285,6 +348,10 @@ class Scan:
         items += [t for t in self.tasks.values() if t.status != "completed"]
         return items
 
+    def title(self) -> Prompt | None:
+        """The session's name: the user's, else Claude Code's, else the agent's."""
+        return next((self.titles[k] for k in TITLE_KEYS if k in self.titles), None)
+
     def goal_prompts(self) -> list[tuple[str, Prompt]]:
         """[("first prompt", p), ("latest prompt", p)]; a subagent's task if nothing else."""
         first = self.first_prompt or self.sidechain_prompt
@@ -296,6 +363,12 @@ class Scan:
             ("first prompt", first),
             (f"latest prompt (of {self.prompt_count})", self.latest_prompt),
         ]
+
+    def named(self) -> list[tuple[str, Prompt]]:
+        """What Claude Code wrote about the session (2.1.x): its title and its recap."""
+        title = next((self.titles[k] for k in TITLE_KEYS if k in self.titles), None)
+        out = [("session title", title)] if title is not None else []
+        return out + ([("Claude Code's recap", self.recap)] if self.recap is not None else [])
 
 
 def user_prompt(record: dict[str, Any], blocks: list[dict[str, Any]]) -> str:

@@ -14,6 +14,7 @@ import dataclasses
 import os
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from ccstate import gitinfo, paths, redact, store
 from ccstate.config import Config
 from ccstate.errors import StateError
 from ccstate.handoff import doc as handoff_doc
+from ccstate.handoff import facts as handoff_facts
 from ccstate.handoff import index as handoff
 from ccstate.handoff.scan import Scan, iter_numbered
 from ccstate.transcript import Deadline
@@ -42,6 +44,7 @@ class WriteResult:
     written: bool  # False: identical to the last write, or skipped
     tokens: int  # estimated (chars / 3)
     text: str
+    facts: dict[str, Any] = dataclasses.field(default_factory=dict)  # handoff/facts.py
 
 
 def scan_transcript(path: Path | None, deadline: float | None = None) -> tuple[Scan, str]:
@@ -69,8 +72,10 @@ def write_handoff(
     now: float,
     session_id: str | None = None,
     scan_seconds: float = SCAN_SECONDS,
+    compactions: Sequence[tuple[str, str]] = (),
 ) -> WriteResult:
-    """Build this session's handoff from its transcript and git, and persist it (idempotent)."""
+    """Build this session's handoff from its transcript and git, and persist it (idempotent).
+    The result carries the facts a compaction must keep (handoff/facts.py)."""
     scan, scan_note = scan_transcript(transcript, time.monotonic() + scan_seconds)
     session = session_id or scan.session_id or (transcript.stem if transcript else "manual")
     redactor = redact.for_project(project)
@@ -109,16 +114,20 @@ def write_handoff(
         base=snap.base,
     )
     roots = [str(project)] + ([scan.cwd] if scan.cwd else [])
+    notes = read_notes(state, session)
     doc = handoff_doc.build(
         scan,
         snap,
-        read_notes(state, session),
+        notes,
         meta,
         redactor,
         known_decisions=_known_decisions(project),
         roots=roots,
+        compactions=compactions,
     )
-    return persist(state, config, doc, redactor, skip_trivial=event == "SessionEnd")
+    result = persist(state, config, doc, redactor, skip_trivial=event == "SessionEnd")
+    facts = handoff_facts.steer_facts(scan, snap, notes, redactor, roots)
+    return dataclasses.replace(result, facts=facts)
 
 
 def write_for_hook(
@@ -130,21 +139,31 @@ def write_for_hook(
     *,
     event: str,
     now: float,
-) -> dict[str, object]:
-    """The hooks' entry: write, and describe the outcome for the heartbeat (no free text)."""
+    compactions: Sequence[tuple[str, str]] = (),
+) -> tuple[dict[str, object], WriteResult]:
+    """The hooks' entry: write; the outcome for the heartbeat (no free text), and the result."""
     started = time.monotonic()
     transcript = Path(transcript_path) if transcript_path else None
     result = write_handoff(
-        project, state, config, transcript=transcript, event=event, now=now, session_id=session_id
+        project,
+        state,
+        config,
+        transcript=transcript,
+        event=event,
+        now=now,
+        session_id=session_id,
+        compactions=compactions,
     )
     if result.path is None:
-        return {"handoff": "skipped: the session only read and talked (nothing to hand off)"}
-    return {
+        skipped = "skipped: the session only read and talked (nothing to hand off)"
+        return {"handoff": skipped}, result
+    detail: dict[str, object] = {
         "handoff": os.path.relpath(result.path, state),
         "written": result.written,
         "tokens_est": result.tokens,
         "ms": round((time.monotonic() - started) * 1000),
     }
+    return detail, result
 
 
 def persist(
@@ -356,3 +375,34 @@ def add_note(
     draft = handoff_doc.Handoff(meta, sections, ())
     doc = handoff_doc.Handoff(meta, sections, handoff_doc.make_gist(draft))
     return persist(state, config, doc, redactor).path, len(notes)
+
+
+def set_compactions(
+    state: Path, config: Config, session: str, entries: Sequence[tuple[str, str]], *, now: float
+) -> Path | None:
+    """Put `entries` (compaction/store.py `handoff_entries`) into the session's handoff and
+    re-render it, the rest as written (PostCompact: the compaction came after the handoff).
+    None when the session has no handoff."""
+    entry = handoff.read_index(state)["sessions"].get(session)
+    if not isinstance(entry, dict):
+        return None
+    stored = store.read_json(
+        (Path(handoff.handoff_dir(state)) / str(entry["path"])).with_suffix(".json")
+    )
+    if not isinstance(stored, dict):
+        return None
+    old_doc = handoff_doc.Handoff.from_json(stored)
+    redactor = redact.Redactor(patterns=False)  # the entries were redacted when they were made
+    items = handoff_doc.compaction_items(entries, redactor)
+    sections = dict(old_doc.sections)
+    sections["compactions"] = items
+    ordered = tuple((key, sections.get(key, ())) for key, _t, _c in handoff_doc.SECTIONS)
+    meta = dataclasses.replace(
+        old_doc.meta,
+        event="PostCompact",
+        written=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+        written_epoch=int(now),
+    )
+    draft = handoff_doc.Handoff(meta, ordered, ())
+    doc = handoff_doc.Handoff(meta, ordered, handoff_doc.make_gist(draft))
+    return persist(state, config, doc, redactor).path

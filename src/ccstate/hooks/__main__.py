@@ -24,7 +24,9 @@ HANDLERS: dict[str, str] = {
     "SessionStart": "ccstate.hooks.session_start",
     "SessionEnd": "ccstate.hooks.session_end",
     "PreCompact": "ccstate.hooks.pre_compact",
+    "PostCompact": "ccstate.hooks.post_compact",
     "PostToolUse": "ccstate.hooks.post_tool_use",
+    "UserPromptSubmit": "ccstate.hooks.user_prompt_submit",
 }
 # Events ccstate registered once and registers no more (#14): a project whose settings still
 # run them (a teammate's older `ccstate init`) gets an exit 0 with nothing done or written.
@@ -50,8 +52,8 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
         if event not in HANDLERS:
             raise ValueError(f"unknown hook event {event!r}; expected one of {sorted(HANDLERS)}")
         inp = hookio.parse(event, text)
-        if event == "PostToolUse" and not post_tool_use.has_work(inp, environ):
-            return  # decided from the payload alone: no config, state or heartbeat (#14)
+        if event in _WAITING and not _has_work(event, inp, environ):
+            return  # decided from the payload and one stat: no config, state or heartbeat (#14)
         project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
         state = paths.state_dir_str(project, environ)
         if paths.is_filesystem_root(project):
@@ -74,6 +76,17 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
             project = paths.find_project_root_str(_project_guess(environ))
             state = paths.state_dir_str(project, environ)
         _fail(project, state, event, exc, text, started)
+
+
+_WAITING = frozenset({"PostToolUse", "UserPromptSubmit"})  # run at every tool call / prompt
+
+
+def _has_work(event: str, inp: hookio.HookInput, environ: Mapping[str, str]) -> bool:
+    """Work for this run of a hot event: the call itself needs ccstate (PostToolUse), or a
+    compaction left a reminder for the session (one stat; #26)."""
+    if event == "PostToolUse" and post_tool_use.has_work(inp, environ):
+        return True
+    return paths.reminder_waits(inp.session_id, environ)
 
 
 def begin_epoch(event: str, text: str, environ: Mapping[str, str]) -> None:

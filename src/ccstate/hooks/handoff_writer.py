@@ -4,17 +4,31 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ccstate.hookio import HookInput
     from ccstate.hooks import HookEnv
 
 
 def write_handoff(inp: HookInput, env: HookEnv, event: str) -> dict[str, object]:
     """The handoff writer as PreCompact and SessionEnd run it (#4); heartbeat detail back."""
+    return write_handoff_facts(inp, env, event)[0]
+
+
+def write_handoff_facts(
+    inp: HookInput, env: HookEnv, event: str
+) -> tuple[dict[str, object], dict[str, Any], str]:
+    """(heartbeat detail, what a compaction must keep (handoff/facts.py), the handoff file as
+    the model is shown it: relative to the project when inside it; "" when none was written).
+    The session's compaction records go into the handoff (#26)."""
     if not env.config.get("handoff.enabled"):
-        return {"handoff": "disabled"}
+        return {"handoff": "disabled"}, {}, ""
+    import os
+
+    from ccstate.compaction import store as compaction_store
     from ccstate.handoff import store as handoff_store
 
-    return handoff_store.write_for_hook(
+    detail, result = handoff_store.write_for_hook(
         env.project_dir,
         env.state_dir,
         env.config,
@@ -22,4 +36,10 @@ def write_handoff(inp: HookInput, env: HookEnv, event: str) -> dict[str, object]
         inp.transcript_path,
         event=event,
         now=env.now,
+        compactions=compaction_store.handoff_entries(env.state, inp.session_id),
     )
+    shown = ""
+    if result.path is not None:
+        rel = os.path.relpath(result.path, env.project)
+        shown = str(result.path) if rel.startswith("..") else rel
+    return detail, result.facts, shown

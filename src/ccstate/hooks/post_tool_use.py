@@ -59,6 +59,23 @@ def _is_instruction_file(path: Any) -> bool:
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
+    result = _handle(inp, env)
+    if inp.agent_id or "agent_id" in inp.raw:
+        return result  # a compaction's reminder is for the main thread's model
+    from ccstate import paths
+
+    if paths.reminder_waits(inp.session_id, env.environ):  # one stat (#26)
+        from ccstate.compaction import pending
+
+        line = pending.deliver(inp.session_id, env.environ, "PostToolUse")
+        if line:
+            result.additional_context = (
+                f"{result.additional_context}\n\n{line}" if result.additional_context else line
+            )
+    return result
+
+
+def _handle(inp: HookInput, env: HookEnv) -> HookResult:
     detail = describe(inp)
     name = inp.tool_name or ""
     if name == "Read":

@@ -33,11 +33,27 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
     budget = int(env.config.get("capsule.budget_tokens"))
     name = os.path.basename(env.project)  # Path.name, without importing pathlib
     text = capsule.render_capsule(name, sections, budget)
+    if inp.source == "compact":
+        _note_capsule(inp, env, text)
     return HookResult(
         additional_context=text,
         system_message=notice or None,
         detail={"source": inp.source, "capsule_chars": len(text)},
     )
+
+
+def _note_capsule(inp: HookInput, env: HookEnv, text: str) -> None:
+    """PostCompact, which runs after this, checks the summary; what the capsule carries again
+    needs no reminder (#26). Never costs the capsule."""
+    if not env.config.get("compaction.enabled"):
+        return
+    from ccstate.compaction import store as compaction_store
+    from ccstate.errors import StateError
+
+    try:
+        compaction_store.note_capsule(env.state, inp.session_id, text)
+    except (OSError, StateError):
+        return
 
 
 def _ledger_epoch(inp: HookInput, env: HookEnv) -> None:

@@ -20,11 +20,12 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ccstate.config import Config
-    from ccstate.instructions.lint import Report
 
 CACHE_VERSION = 1
 # The settings a lint result depends on (lint.py reads them from here: a cache hit at
-# SessionStart then imports no part of the linter).
+# SessionStart then imports no part of the linter). The record itself is built by
+# `lint.Report.to_cache`: lint imports this module, never the other way round, not even
+# for type annotations (the no-cycles contract of importlinter-typing.toml).
 SETTINGS = (
     "lint.root_max_lines",
     "lint.root_max_tokens",
@@ -50,30 +51,8 @@ def settings_of(config: Config) -> dict[str, Any]:
     return {key: config.get(key) for key in SETTINGS}
 
 
-def to_cache(report: Report) -> dict[str, Any]:
-    """The cache record for a report: its stamp, error summary, root sizes and imports."""
-    ctx = report.context
-    imports: dict[str, list[list[Any]]] = {}
-    for ref in ctx.loaded.imports:
-        cost = ctx.costs.get(ref.target, 0) if ref.status == "loaded" else 0
-        imports.setdefault(ref.source, []).append([ref.raw, ref.status, cost])
-    errors = [f for f in report.findings if f.level == "error"]
-    return {
-        "v": CACHE_VERSION,
-        "stamp": stamp([*ctx.consulted, *(f.path for f, _n in report.files)]),
-        "settings": dict(ctx.settings),
-        "exact": report.exact,
-        "errors": len(errors),
-        "error_rules": sorted({f.rule for f in errors}),
-        "roots": {
-            f.path: [f.lines, len(f.text), tokens] for f, tokens in report.files if f.kind == "root"
-        },
-        "imports": imports,
-    }
-
-
-def write(state: str, report: Report) -> dict[str, Any]:
-    data = to_cache(report)
+def write(state: str, data: dict[str, Any]) -> dict[str, Any]:
+    """Keep `data` (a lint report's `to_cache()` record) for the hooks; returns it."""
     try:
         store.atomic_write_json(
             paths.claude_md_cache_path_str(state), data, durable=False, private=True

@@ -42,7 +42,7 @@ def check_edit(
     """Relint, refresh the cache, and return the warning line ("" when all is well)."""
     before = claude_md_cache.read(state)
     report = claude_md.lint(project, config, environ, claude_md.estimate, full=False)
-    after = claude_md_cache.write(state, report)
+    after = claude_md_cache.write(state, report.to_cache())
     edited = os.path.realpath(os.path.join(project, file_path))
     shown = claude_md.display(edited, report.context.project, environ)
     added = None if before is not None else added_text(tool_input)

@@ -14,7 +14,7 @@ import math
 import os
 
 from ccstate import paths
-from ccstate.instructions.cache import SETTINGS
+from ccstate.instructions import cache
 from ccstate.paths import is_within as within
 from ccstate.record import Record
 
@@ -171,6 +171,29 @@ class Report(Record):
             "findings": [f.to_json() for f in self.findings],
         }
 
+    def to_cache(self) -> dict[str, Any]:
+        """The record cache.py keeps: stamp, settings, error summary, root sizes, imports."""
+        ctx = self.context
+        imports: dict[str, list[list[Any]]] = {}
+        for ref in ctx.loaded.imports:
+            cost = ctx.costs.get(ref.target, 0) if ref.status == "loaded" else 0
+            imports.setdefault(ref.source, []).append([ref.raw, ref.status, cost])
+        errors = [f for f in self.findings if f.level == "error"]
+        return {
+            "v": cache.CACHE_VERSION,
+            "stamp": cache.stamp([*ctx.consulted, *(f.path for f, _n in self.files)]),
+            "settings": dict(ctx.settings),
+            "exact": self.exact,
+            "errors": len(errors),
+            "error_rules": sorted({f.rule for f in errors}),
+            "roots": {
+                f.path: [f.lines, len(f.text), tokens]
+                for f, tokens in self.files
+                if f.kind == "root"
+            },
+            "imports": imports,
+        }
+
 
 def lint(
     project: str,
@@ -186,7 +209,7 @@ def lint(
     loaded = instructions.compute(project, environ)
     counted = [(f, count(f.text)) for f in loaded.files]
     tokens = {f.path: n for f, (n, _exact) in counted}
-    settings = {key: config.get(key) for key in SETTINGS}
+    settings = cache.settings_of(config)
     ctx = Context(loaded, tokens, settings, environ, full)
     findings = [finding for rule in RULES for finding in rule(ctx)]
     findings.sort(key=lambda f: (LEVELS.index(f.level), f.path, f.line, f.rule, f.message))

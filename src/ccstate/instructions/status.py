@@ -27,9 +27,8 @@ def summary(project: str, state: str, config: Config, environ: Mapping[str, str]
         return data
     from ccstate.instructions import lint as claude_md  # only when the cache is stale
 
-    return cache.write(
-        state, claude_md.lint(project, config, environ, claude_md.estimate, full=False)
-    )
+    report = claude_md.lint(project, config, environ, claude_md.estimate, full=False)
+    return cache.write(state, report.to_cache())
 
 
 def capsule_section(project: StrPath, state: StrPath, config: Config) -> list[str]:

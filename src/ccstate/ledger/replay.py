@@ -252,8 +252,12 @@ class _Simulation:
         boundary = record.get("type") == "system" and record.get("subtype") == "compact_boundary"
         if boundary or record.get("isCompactSummary"):
             self._new_epoch(ctx, "compaction")
-        elif hook in ("SessionStart:resume", "SessionStart:compact"):
+        elif record.get("type") == "content-replacement":  # results persisted (2.1.332)
+            self._new_epoch(ctx, "replaced")
+        elif hook in ("SessionStart:resume", "SessionStart:compact", "SessionStart:clear"):
             self._new_epoch(ctx, hook.split(":")[1])
+        elif record.get("type") == "user" and _is_clear(record):
+            self._new_epoch(ctx, "clear")  # /clear in the same file (older 2.x)
 
     def _rewind_check(self, record: dict[str, Any], ctx: _Context) -> None:
         """A record continuing an earlier point of the conversation (a rewind) drops what came
@@ -279,6 +283,8 @@ class _Simulation:
     def _assistant(self, record: dict[str, Any], ctx: _Context, key: str) -> None:
         message = record.get("message")
         msg_id = message.get("id") if isinstance(message, dict) else None
+        if _synthetic(record):  # Claude Code's stand-in for a failed call: no API call
+            msg_id = None
         if isinstance(msg_id, str) and msg_id not in ctx.seen_calls:
             ctx.seen_calls.add(msg_id)
             self.totals.api_calls += 1
@@ -427,6 +433,26 @@ class _Simulation:
 
     def _observed(self, ctx: _Context) -> str:
         return f"{self.name}#{id(ctx)}"
+
+
+def _synthetic(record: dict[str, Any]) -> bool:
+    """An assistant record Claude Code wrote itself for a call that failed (a rate limit, an
+    API error: `isApiErrorMessage`, model `<synthetic>`), which no API response stands behind."""
+    message = record.get("message")
+    model = message.get("model") if isinstance(message, dict) else None
+    return bool(record.get("isApiErrorMessage")) or model == "<synthetic>"
+
+
+def _is_clear(record: dict[str, Any]) -> bool:
+    content = (
+        record.get("message", {}).get("content")
+        if isinstance(record.get("message"), dict)
+        else None
+    )
+    text = content if isinstance(content, str) else ""
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        text = str(content[0].get("text") or "")
+    return text.lstrip().startswith("<command-name>/clear</command-name>")
 
 
 def _matches_now(event: ledger.ReadEvent, claim: ledger.Claim) -> bool:

@@ -9,7 +9,8 @@ before citing anything, the PostToolUse hook asks these witnesses, none of which
 to have run or a disk to have been writable (docs/RELIABILITY.md):
 
 - the **transcript**: Claude Code appends a `compact_boundary` / `microcompact_boundary`
-  record, or a `critical_system_reminder` after an idle pause, when it drops results. The bytes
+  record, a `critical_system_reminder` after an idle pause, or a `content-replacement`
+  record (2.1.332's per-message budget), when it drops results. The bytes
   appended since the last check are searched for those JSON tokens (a quote-delimited token
   cannot occur inside a JSON string, where quotes are escaped); bounded work per event;
 - the **generation** file PreCompact and SessionStart write (no lock): a ledger written back by
@@ -35,6 +36,10 @@ MARKERS = (
     b'"compact_boundary"',
     b'"microcompact_boundary"',
     b'"critical_system_reminder"',  # "This chat has resumed after a long pause..."
+    # 2.1.332: a user message whose tool results pass 200,000 characters has some of them
+    # persisted and previewed ("Per-message budget"), recorded as a `content-replacement`
+    # record (Read is exempt; Bash, and so a shell read, is not)
+    b'"content-replacement"',
 )
 _OVERLAP = max(len(m) for m in MARKERS) - 1
 MAX_SCAN_BYTES = 32 << 20  # more new transcript than this since the last Read: assume the worst

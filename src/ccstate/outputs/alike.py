@@ -203,6 +203,11 @@ def _plain(key: str | None) -> bool:
 def listed(names: list[str]) -> str:
     """Names in their order: a name repeated in a row said once with its count, paths in a
     row that share a folder written as the folder and braces (`src/lib/{a.ts,b.ts}`)."""
+    return ", ".join(listed_items(names))
+
+
+def listed_items(names: list[str]) -> list[str]:
+    """`listed`, item by item."""
     out: list[str] = []
     i = 0
     while i < len(names):
@@ -222,7 +227,7 @@ def listed(names: list[str]) -> str:
         else:
             out.append(name)
         i = j
-    return ", ".join(out)
+    return out
 
 
 def _in_folder(name: str, folder: str) -> bool:

@@ -31,6 +31,8 @@ WHAT = {  # what the digest did, in the closing line
     "grep": "one heading per file",
     "grep-lines": "one heading per file; errors kept, the rest collapsed",
     "paths": "shared folder written once",
+    "grep-uniform": "matches alike but for a path, a number or a word said once",
+    "paths-grouped": "paths in a row under one folder as folder/{a,b}, numbered ones as {1..9}",
     "json": "links, ids and empty values dropped",
     "jsonl": "JSON lines: links, ids and empty values dropped, long lines cut",
     "lint": "errors kept, warnings grouped by rule",
@@ -91,9 +93,12 @@ def digest_for(
     if "\x00" in text:
         return None  # binary
     if tool_name == "Grep":
-        from ccstate.outputs import listing
+        from ccstate.outputs import listing, uniform
 
         headed = listing.grep_headings(text, exists)
+        collapsed = uniform.grep_runs(text, exists)
+        if collapsed is not None and _beats(collapsed, headed or text, text, limit):
+            return Body(collapsed, "grep-uniform")  # matches of one shape, said once
         if headed is None:
             return None
         if len(headed) <= limit:  # long lines cut (a match in a minified file or a log)
@@ -103,7 +108,7 @@ def digest_for(
         found = line_digest.digest_lines(rows, max_chars=limit, numbers=numbers, keep=headings)
         return Body(found.text, "grep-lines") if found is not None else None
     if tool_name == "Glob":
-        return _paths(text, limit)
+        return _path_list(text, limit)
     rows = output_lines.normalize(text)
     if text.lstrip()[:1] in ("{", "[") or text.startswith("==> "):
         json_text, body = _json(text, rows, limit)
@@ -116,7 +121,7 @@ def digest_for(
         found = line_digest.digest_lines(rows, max_chars=limit)
         body = Body(found.text, "lines") if found is not None else None
         if tool_name == "Bash" and _is_path_list(rows):  # `find`: the shorter of the two
-            paths = _paths(text, limit)
+            paths = _path_list(text, limit)
             body = paths if body is None or (paths and len(paths.text) < len(body.text)) else body
         return body
     rows, numbers = grouped  # a linter report: warnings grouped, then the rest digested
@@ -153,6 +158,30 @@ def _paths(text: str, limit: int) -> Body | None:
     folder, rest = shared
     body = PATHS_NOTE.format(folder=folder) + "\n" + "\n".join(rest)
     return Body(body, "paths") if len(body) <= limit else None
+
+
+def _path_list(text: str, limit: int) -> Body | None:
+    """A path list's digest, lossless: the shared folder written once, then (or else) the paths
+    in a row under one folder, and numbered names in a row, grouped with braces; the shortest."""
+    from ccstate.outputs import uniform
+
+    shared = _paths(text, limit)
+    if shared is not None:
+        head, _, rest = shared.text.partition("\n")
+        inner = uniform.path_runs(rest)
+        grouped = head + "\n" + inner if inner is not None else None
+    else:
+        grouped = uniform.path_runs(text)
+    shorter = grouped is not None and (shared is None or len(grouped) < len(shared.text))
+    if grouped is not None and shorter and len(grouped) <= limit:
+        return Body(grouped, "paths-grouped")
+    return shared
+
+
+def _beats(lossy: str, lossless: str, original: str, limit: int) -> bool:
+    """A digest that leaves rows out wins over one that keeps them all only when it is shorter
+    by MIN_SAVED_RATIO of the original (and fits)."""
+    return len(lossy) <= limit and len(lossy) + MIN_SAVED_RATIO * len(original) <= len(lossless)
 
 
 def _is_path_list(rows: list[str]) -> bool:

@@ -40,7 +40,7 @@ def grep_headings(content: str, exists: Callable[[str], bool] | None = None) -> 
         if row == SEPARATOR or _RAW.match(row):
             out.append(row)
             continue
-        split = _split_row(row, current, exists)
+        split = split_row(row, current, exists)
         if split is None and n and len(rows) - n <= MAX_TAIL:
             stop = n
             break
@@ -58,7 +58,7 @@ def grep_headings(content: str, exists: Callable[[str], bool] | None = None) -> 
     return text if len(text) < len(content) else None
 
 
-def _split_row(
+def split_row(
     row: str, previous: str | None, exists: Callable[[str], bool] | None
 ) -> tuple[str, str] | None:
     """(path, "N:text") for one numbered row; the path the previous row had wins a tie, then

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ccstate import hookio, tokens
-from ccstate.outputs import core, jsontext, lines, listing
+from ccstate.outputs import core, jsontext, lines, listing, uniform
 
 HANDLE_DIR = ".ccstate/out"
 
@@ -155,10 +155,14 @@ def _kept_lines(body: core.Body) -> set[str]:
         return set(_row_strings(body.text.split("\n")))
     if body.how in ("grep", "grep-lines"):
         return set(listing.expand_headings(body.text).split("\n")) | set(body.text.split("\n"))
-    if body.how == "paths":
+    if body.how in ("paths", "paths-grouped"):
         head, _, rest = body.text.partition("\n")
-        folder = head[len(core.PATHS_NOTE.split("{")[0]) : -1]
-        return {line if listing.is_raw(line) else folder + line for line in rest.split("\n")}
+        note = core.PATHS_NOTE.split("{")[0]
+        if not head.startswith(note):  # grouped paths without a shared folder
+            return set(uniform.expand_paths(body.text))
+        folder = head[len(note) : -1]
+        rows = uniform.expand_paths(rest) if body.how == "paths-grouped" else rest.split("\n")
+        return {line if listing.is_raw(line) else folder + line for line in rows}
     return set(lines.normalize(body.text))
 
 

@@ -43,7 +43,26 @@ COUNTERS = (
     "read_chars",
     "reread_files",
     "reread_file_chars",
+    "attached_count",  # by kind: what Claude Code attached itself (2.1.x `attachment` records)
+    "attached_chars",
 )
+# Attachment records (2.1.x) whose content the model gets, by the kind the report shows:
+# files (a compaction's re-attached Reads, @-mentions), instruction files that load on the
+# way (nested CLAUDE.md, rules), hooks' additional context, an edited file's changed lines,
+# prompts typed while Claude worked, the todo list reminder, skill and MCP listings.
+ATTACHED_KINDS = {
+    "file": "files",
+    "compact_file_reference": "files",
+    "nested_memory": "instruction files",
+    "hook_additional_context": "hook context",
+    "edited_text_file": "edited-file snippets",
+    "queued_command": "queued prompts",
+    "task_reminder": "todo reminders",
+    "todo_reminder": "todo reminders",
+    "skill_listing": "skill and tool listings",
+    "mcp_instructions_delta": "skill and tool listings",
+    "deferred_tools_delta": "skill and tool listings",
+}
 TOTALS = (
     "error_count",
     "bash_reprints",
@@ -76,6 +95,8 @@ class Composition:
     read_chars: Counter[str]
     reread_files: Counter[str]
     reread_file_chars: Counter[str]
+    attached_count: Counter[str]
+    attached_chars: Counter[str]
     error_count: int
     bash_reprints: int
     bash_reprint_chars: int
@@ -229,6 +250,16 @@ class Tracker:
             if comp.reread_files[path] <= 0:
                 del comp.reread_files[path], comp.reread_file_chars[path]
         self._last_read = None
+
+    def last_read_kind(self, key: str) -> str:
+        """The kind of the latest Read counted, when it was in thread `key` ("" otherwise)."""
+        last = self._last_read
+        return last[2] if last is not None and last[0] == key else ""
+
+    def attached(self, kind: str, chars: int) -> None:
+        """Content Claude Code attached to the context itself (`ATTACHED_KINDS`' value)."""
+        self.comp.attached_count[kind] += 1
+        self.comp.attached_chars[kind] += chars
 
     def compact_summary(self, text: str) -> None:
         self.comp.compact_summaries += 1

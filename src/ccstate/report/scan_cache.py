@@ -21,7 +21,7 @@ from ccstate import __version__, store, transcript
 from ccstate.report.composition import Composition
 from ccstate.report.usage import Compaction, FileScan, Turn
 
-CACHE_VERSION = 2  # 2: Turn line/last/events/effort, hook runs, context sizes (#16)
+CACHE_VERSION = 3  # 2: Turn line/last/events/effort, hook runs, context sizes (#16); 3: #26
 CACHE_NAME = "report-scans.jsonl"
 _LEGACY_NAME = "report-scans.json"  # one JSON document rewritten whole (before #14), removed
 MAX_ENTRIES = 5000  # the most recently modified transcripts are kept

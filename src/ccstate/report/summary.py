@@ -12,10 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ccstate.report import advice, audit, hooktax
+from ccstate.report import advice, audit, compact_advice, hooktax
+from ccstate.report.compactions import CompactionCost, compaction_json, price_session
+from ccstate.report.compactions import totals as compaction_totals
 from ccstate.report.composition import READ_KINDS, REREAD_KINDS, Composition
 from ccstate.report.pricing import PricingTable, RateCard, is_long, tokens_cost
-from ccstate.report.usage import MAIN, Compaction, FileScan, Turn
+from ccstate.report.usage import MAIN, FileScan, Turn
 
 SCHEMA_VERSION = 2  # 2: cache_audit, ttl_advice, hooks (#16)
 CHARS_PER_TOKEN = 4
@@ -89,15 +91,6 @@ class Tokens:
         }
 
 
-@dataclass(frozen=True)
-class CompactionCost:
-    """What one compaction cost: the summarising call and the cache rebuilt after it."""
-
-    compaction: Compaction
-    summariser_usd: float  # pre_tokens read from the cache + the summary written as output
-    rebuild_usd: float  # cache writes of the first call after it (already in the totals)
-
-
 @dataclass
 class Scope:
     """Sessions, one session, or all of them: the same numbers at any level."""
@@ -142,6 +135,10 @@ class SessionReport:
     scope: Scope
     scans: list[FileScan] = field(default_factory=list)  # for the charts (not in JSON)
     counted: set[str] = field(default_factory=set)  # message ids counted in this session
+    # the main conversation per file and each compaction's fixed prefix: the compaction
+    # advice's replay (compact_advice.py; not in JSON)
+    sequences: list[compact_advice.Conversation] = field(default_factory=list)
+    compaction_fixed: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -216,12 +213,12 @@ class ReportBuilder:
             scope.composition.merge(scan.composition)
             scope.hook_runs.extend(scan.hook_runs)
         sums.settle(scope, self.unpriced)
-        for scan in members:
-            scope.compactions.extend(_price_compaction(c, pricing) for c in scan.compactions)
+        scope.compactions = price_session(members, self.cards.card)
         _set_context_rates(scope, pricing)
         _audit(scope, session_id, members, counted, sums)
         session = _session(project, session_id, members, scope)
         session.scans, session.counted = members, counted
+        _replay_inputs(session, members, self.cards.card)
         self.sessions.append(session)
         return session
 
@@ -317,6 +314,15 @@ def _audit(
     scope.ttl = advice.ttl_costs((call for calls in walked for call in calls), groups, card)
 
 
+def _replay_inputs(session: SessionReport, members: list[FileScan], card: audit.CardOf) -> None:
+    fixed: list[int] = []
+    for member in members:
+        sequences = compact_advice.main_sequences([member], card)
+        session.sequences.extend(sequences)
+        fixed += [sequences[0].fixed if sequences else 0] * len(member.compactions)
+    session.compaction_fixed = fixed
+
+
 def _session(project: str, session_id: str, members: list[FileScan], scope: Scope) -> SessionReport:
     return SessionReport(
         session_id=session_id,
@@ -387,16 +393,6 @@ class _TurnSums:
                 target.add(tokens, sums[5], cost)
 
 
-def _price_compaction(c: Compaction, pricing: PricingTable) -> CompactionCost:
-    card = pricing.card(c.model, c.timestamp) if c.model else None
-    if card is None:
-        return CompactionCost(c, 0.0, 0.0)
-    rates = card.rates
-    summary = c.pre_tokens * rates.cache_read + est_tokens(c.summary_chars) * rates.output
-    rebuild = c.rebuild_5m * rates.cache_write_5m + c.rebuild_1h * rates.cache_write_1h
-    return CompactionCost(c, summary / 1_000_000, rebuild / 1_000_000)
-
-
 def _set_context_rates(scope: Scope, pricing: PricingTable) -> None:
     """Rates of the scope's busiest model, to price tokens kept in (or out of) the context."""
     if not scope.by_model:
@@ -409,6 +405,21 @@ def _set_context_rates(scope: Scope, pricing: PricingTable) -> None:
 
 
 # --------------------------------------------------------------------------- figures
+
+
+def compaction_advice(
+    report: Report, thresholds: tuple[int, ...] = compact_advice.THRESHOLDS
+) -> compact_advice.Advice:
+    """The replay of every session's main conversation at lower compaction thresholds."""
+    pairs = [
+        (cost, fixed)
+        for s in report.sessions
+        for cost, fixed in zip(s.scope.compactions, s.compaction_fixed, strict=False)
+    ]
+    hist = compact_advice.history(pairs)
+    billed = report.total.tokens.cost - report.total.subagents.cost
+    sequences = (seq for s in report.sessions for seq in s.sequences)
+    return compact_advice.advise(sequences, hist, billed, thresholds)
 
 
 def ccstate_figures(scope: Scope) -> dict[str, Any]:
@@ -463,6 +474,10 @@ def composition_rows(comp: Composition) -> list[tuple[str, int, int]]:
     rows.append(
         ("compaction summaries", comp.compact_summaries, est_tokens(comp.compact_summary_chars))
     )
+    rows += [
+        (f"attached: {kind}", n, est_tokens(comp.attached_chars[kind]))
+        for kind, n in sorted(comp.attached_count.items())
+    ]
     return rows
 
 
@@ -516,33 +531,21 @@ def scope_json(scope: Scope, top: int = 10, rows: bool = True) -> dict[str, Any]
                 "count": comp.compact_summaries,
                 "est_tokens": est_tokens(comp.compact_summary_chars),
             },
+            "attached": {  # by Claude Code itself (2.1.x attachment records)
+                kind: {"count": n, "est_tokens": est_tokens(comp.attached_chars[kind])}
+                for kind, n in sorted(comp.attached_count.items())
+            },
         },
         "rereads": reread_summary(comp),
         "top_reread_files": [
             {"path": p, "rereads": n, "est_tokens": t} for p, n, t in top_rereads(comp, top)
         ],
-        "compactions": [_compaction_json(c) for c in scope.compactions],
+        "compactions": [compaction_json(c) for c in scope.compactions],
+        "compaction_totals": compaction_totals(scope.compactions),
         "ccstate": ccstate_figures(scope),
         "cache_audit": audit.audit_json(scope.cache_audit, with_rows=rows),
         "ttl_advice": advice.advice_json(scope.ttl),
         "hooks": hooktax.hooks_json(scope.hook_runs),
-    }
-
-
-def _compaction_json(cost: CompactionCost) -> dict[str, Any]:
-    c = cost.compaction
-    return {
-        "timestamp": c.timestamp,
-        "trigger": c.trigger,
-        "pre_tokens": c.pre_tokens,
-        "pre_tokens_estimated": c.pre_estimated,
-        "post_tokens": c.post_tokens,
-        "model": c.model,
-        "summary_est_tokens": est_tokens(c.summary_chars),
-        "rebuild_cache_write": c.rebuild_5m + c.rebuild_1h,
-        "est_cost_usd": round(cost.summariser_usd + cost.rebuild_usd, 6),
-        "est_summariser_usd": round(cost.summariser_usd, 6),
-        "est_rebuild_usd": round(cost.rebuild_usd, 6),
     }
 
 

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from ccstate import transcript
 from ccstate.ledger.text import NOTE_TAG, NOTICE_TAG
-from ccstate.report.composition import Composition, Tracker
+from ccstate.report.composition import ATTACHED_KINDS, Composition, Tracker
 from ccstate.report.timeline import Sizes
 
 CAPSULE_HEADER = "[ccstate] project state"  # = capsule.HEADER, kept literal: no import chain
@@ -36,6 +36,14 @@ EV_PROMPT, EV_TOOL_RESULT, EV_COMPACTION, EV_MICROCOMPACT, EV_NEW_CONTEXT, EV_ST
 )
 _NEW_CONTEXT_HOOKS = ("SessionStart:resume", "SessionStart:clear")  # hookName of a restart
 _CLEAR_COMMAND = "<command-name>/clear</command-name>"
+# a cost-state record's modelUsage fields, in Turn's order (input, 5m, 1h, reads, output)
+_COST_STATE_KEYS = (
+    "inputTokens",
+    "cacheCreationEphemeral5mInputTokens",
+    "cacheCreationEphemeral1hInputTokens",
+    "cacheReadInputTokens",
+    "outputTokens",
+)
 _NO_TOOL_USE: tuple[str, dict[str, Any]] = ("?", {})  # a result whose tool_use was not seen
 # Record types that never carry usage or context the report needs; skipped undecoded.
 SKIP_TYPES = frozenset(
@@ -48,6 +56,10 @@ SKIP_TYPES = frozenset(
         "api-request-blob",
         "last-prompt",
         "tools-used",
+        "permission-mode",  # 2.1.x: the mode, the session's names
+        "custom-title",
+        "agent-name",
+        "ai-title",
     }
 )
 
@@ -90,6 +102,8 @@ class Compaction(NamedTuple):
     summary_chars: int = 0
     rebuild_5m: int = 0  # cache writes of the first API call after the compaction
     rebuild_1h: int = 0
+    line: int = 0  # the file line of its boundary (or 1.0.x summary) record
+    reread_chars: int = 0  # main-thread Reads, after it, of files only an earlier epoch held
 
 
 @dataclass
@@ -113,6 +127,10 @@ class FileScan:
     # per API call: the context sources that changed since its thread's previous call, as
     # (source, chars so far in this epoch) pairs (timeline.py)
     sizes: dict[str, list[list[Any]]] = field(default_factory=dict)
+    # Claude Code's running totals (`cost-state` records, 2.1.x): [API responses seen before it,
+    # compactions seen before it, latest timestamp, {model: [input, 5m writes, 1h writes,
+    # reads, output]}]; what they count beyond the file's own calls is the summarising call
+    cost_states: list[list[Any]] = field(default_factory=list)
 
 
 def notice_prefixes() -> tuple[str, ...]:
@@ -183,7 +201,12 @@ class _Scanner:
     def run(self, records: Iterable[dict[str, Any]]) -> None:
         """The hot loop of `ccstate report` (tens of thousands of records per run): locals,
         the common cases inline, no object per record."""
-        handlers = {"user": self._user, "system": self._system, "attachment": self._attachment}
+        handlers = {
+            "user": self._user,
+            "system": self._system,
+            "attachment": self._attachment,
+            "cost-state": self._cost_state,
+        }
         assistant = self._assistant
         first, last, versions, version_seen = self.scan.first, self.scan.last, self.versions, None
         agents: dict[str, str] = {}  # agentId -> its thread name, formatted once
@@ -324,6 +347,12 @@ class _Scanner:
                 if thread == MAIN:  # (Sizes ignores other threads; this skips the call)
                     self.sizes.add(thread, "tool:" + name, len(text))
                 self.tracker.tool_result(thread, name, tool_input, text, error, cwd)
+                if (
+                    name == "Read"
+                    and thread == MAIN
+                    and self.tracker.last_read_kind(MAIN) == ("after_compaction")
+                ):
+                    self._add_reread(len(text))
             elif kind == "text":
                 said = block.get("text")
                 if not meta and isinstance(said, str):
@@ -362,17 +391,38 @@ class _Scanner:
             return
         self._maybe_injection(thread, rec.get("content"))
 
+    def _cost_state(self, rec: dict[str, Any], thread: str) -> None:
+        usage = rec.get("modelUsage")
+        if not isinstance(usage, dict):
+            return
+        totals = {
+            str(model): [_int(u.get(k)) for k in _COST_STATE_KEYS]
+            for model, u in usage.items()
+            if isinstance(u, dict)
+        }
+        latest = next(reversed(self.turns.values()), None)  # the newest response: its end
+        stamp = str(latest[5]) if latest is not None else ""
+        self.scan.cost_states.append([len(self.turns), len(self.scan.compactions), stamp, totals])
+
+    def _add_reread(self, chars: int) -> None:
+        if self.scan.compactions:
+            last = self.scan.compactions[-1]
+            self.scan.compactions[-1] = last._replace(reread_chars=last.reread_chars + chars)
+
     def _attachment(self, rec: dict[str, Any], thread: str) -> None:
         attachment = rec.get("attachment")
         if not isinstance(attachment, dict):
             return
         kind = attachment.get("type")
+        shown = ATTACHED_KINDS.get(kind) if isinstance(kind, str) else None
+        if shown is not None:
+            self.tracker.attached(shown, _attached_chars(str(kind), attachment))
         if kind == "hook_additional_context":
             for value in _strings(attachment.get("content")):
                 self._maybe_injection(thread, value)
         elif kind == "instructions" or kind == "nested_memory":  # CLAUDE.md files (2.1.x)
             self.sizes.add(thread, "claude_md", sum(len(v) for v in _strings(attachment)))
-        elif kind == "file":  # a file compaction attached again (a Read result)
+        elif kind == "file":  # a file compaction attached again, or an @-mention
             self.sizes.add(thread, "tool:Read", sum(len(v) for v in _strings(attachment)))
         if isinstance(kind, str) and kind.startswith("hook_"):
             self._hook(thread, attachment)
@@ -403,7 +453,9 @@ class _Scanner:
         self, thread: str, trigger: str, pre: int, estimated: bool, post: int | None, stamp: str
     ) -> None:
         model = self.turns[self.last_main][0] if self.last_main else ""
-        self.scan.compactions.append(Compaction(stamp, trigger, pre, estimated, post, model))
+        line = self.stats.lines if self.stats is not None else 0
+        found = Compaction(stamp, trigger, pre, estimated, post, model, line=line)
+        self.scan.compactions.append(found)
         self._event(thread, EV_COMPACTION)
         self.sizes.reset(thread)
         self.tracker.compaction(thread)
@@ -473,6 +525,25 @@ def result_text(content: Any) -> str:
             if isinstance(b, dict) and b.get("type") == "text"
         )
     return ""
+
+
+def _attached_chars(kind: str, attachment: dict[str, Any]) -> int:
+    """What of an attachment the model reads: its content (a file's text, a nested
+    CLAUDE.md's, a hook's context...), not the paths and flags around it."""
+    if kind == "file":
+        content = attachment.get("content")
+        file = content.get("file") if isinstance(content, dict) else None
+        text = file.get("content") if isinstance(file, dict) else None
+        return len(text) if isinstance(text, str) else sum(len(v) for v in _strings(content))
+    if kind == "nested_memory":
+        content = attachment.get("content")
+        inner = content.get("content") if isinstance(content, dict) else content
+        return sum(len(v) for v in _strings(inner))
+    key = {"edited_text_file": "snippet", "queued_command": "prompt"}.get(kind, "content")
+    value = attachment.get(key)
+    if kind.endswith("_delta"):
+        value = [attachment.get("addedBlocks"), attachment.get("addedLines")]
+    return sum(len(v) for v in _strings(value))
 
 
 def _strings(value: Any) -> list[str]:
