@@ -11,7 +11,8 @@ payload that crashes the hook (hooks.log). `run_writers` then runs, in process, 
 end and the CLI run: the handoff writer (markdown, JSON, progress log) per session, the
 SessionStart capsule's handoff section, `handoff note`, `handoff show` (text and --json), the
 hook guard on a crashing payload, the recall index over every transcript (moments, stored
-state, keys), `recall` queries (text and --json) and `report`'s text output.
+state, keys), `recall` queries (text and --json), `report`'s text output, and the facts a
+compaction block is made of (handoff/facts.py, printed at PreCompact and recorded).
 
 `Written` holds every byte written under the state dir (the index database files included)
 and every text shown. The two content-addressed stores that keep a *verbatim* copy of what
@@ -288,9 +289,11 @@ def run_writers(
         t = transcript_of(session, project)
         path = t.write(folder / f"{session.sid}.jsonl")
         transcripts.append(path)
-        handoff_store.write_handoff(
+        written = handoff_store.write_handoff(
             project, state, cfg, transcript=path, event="SessionEnd", now=NOW
         )
+        # what PreCompact prints to the summariser and the compaction record keeps (#26)
+        out.shown[f"compaction facts {session.sid}"] = json.dumps(written.facts)
         notes = session.texts("note")
         for i in range(0, len(notes), NOTE_TEXTS):
             note = GAP.join(notes[i : i + NOTE_TEXTS])
