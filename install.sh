@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Install ccstate from this checkout into a private venv, put `ccstate` and
-# `ccstate-hook` (what project hooks run) on PATH, then wire the current git project
-# (`ccstate init`) and check it (`ccstate doctor`).
+# Install ccstate from this checkout into a private venv, put `ccstate`, `ccstate-hook`
+# (what project hooks run) and `ccstate-statusline` (the status line) on PATH, then wire
+# the current git project (`ccstate init`) and check it (`ccstate doctor`).
 #
 # Usage: ./install.sh [--no-init] [PROJECT_DIR]
 #        ./install.sh --uninstall [--no-init] [PROJECT_DIR]
@@ -22,9 +22,10 @@
 # Environment:
 #   CCSTATE_INSTALL_DIR  where the venv lives
 #                        (default: ${XDG_DATA_HOME:-$HOME/.local/share}/ccstate)
-#   CCSTATE_BIN_DIR      where the `ccstate` and `ccstate-hook` symlinks go (default: ~/.local/bin or
-#                        ~/bin when on PATH, else /usr/local/bin when writable,
-#                        else ~/.local/bin plus a printed PATH line)
+#   CCSTATE_BIN_DIR      where the `ccstate`, `ccstate-hook` and `ccstate-statusline`
+#                        symlinks go (default: ~/.local/bin or ~/bin when on PATH,
+#                        else /usr/local/bin when writable, else ~/.local/bin plus a
+#                        printed PATH line)
 #   CCSTATE_PYTHON       interpreter that creates the venv (default: python3; >= 3.10)
 #   CCSTATE_VENV_ARGS    extra `python -m venv` arguments. A test/offline aid: the test
 #                        suite passes --system-site-packages so the dependencies
@@ -42,9 +43,9 @@ Usage: install.sh [--no-init] [PROJECT_DIR]
 
 Install ccstate from this checkout into a private venv
 (${CCSTATE_INSTALL_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/ccstate}/venv),
-link `ccstate` and `ccstate-hook` into a bin dir on PATH, then, when PROJECT_DIR
-(default: the current directory) is inside a git repository, run `ccstate init`
-and `ccstate doctor` at its top level. Safe to rerun.
+link `ccstate`, `ccstate-hook` and `ccstate-statusline` into a bin dir on PATH, then,
+when PROJECT_DIR (default: the current directory) is inside a git repository, run
+`ccstate init` and `ccstate doctor` at its top level. Safe to rerun.
 
 Options:
   --no-init    install and link only; do not wire or check a project
@@ -179,7 +180,7 @@ choose_bin_dir() {
   BIN_DIR="$HOME/.local/bin"
 }
 
-readonly COMMANDS="ccstate ccstate-hook"
+readonly COMMANDS="ccstate ccstate-hook ccstate-statusline"
 
 link_command() {
   choose_bin_dir

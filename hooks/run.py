@@ -3,8 +3,9 @@
 
 Claude Code installs no Python packages for a plugin, so this runs ccstate from
 the plugin's own `src/`:
-- PreToolUse / PostToolUse (every tool call) and UserPromptSubmit (every prompt) run
-  here, on the interpreter that started this script, with the standard library alone.
+- PreToolUse / PostToolUse (every tool call), UserPromptSubmit (every prompt) and
+  PreModelSwitch (every `/model`) run here, on the interpreter that started this
+  script, with the standard library alone.
 - Other events run with the private venv under ${CLAUDE_PLUGIN_DATA} when it is
   ready (SessionStart starts building it on first use), else here as well; their
   optional dependencies degrade gracefully until the venv exists. When the venv
@@ -30,7 +31,7 @@ Whatever happens, this script exits 0 and prints nothing of its own.
 import os
 import sys
 
-HOT_EVENTS = {"PreToolUse", "PostToolUse", "UserPromptSubmit"}
+HOT_EVENTS = {"PreToolUse", "PostToolUse", "UserPromptSubmit", "PreModelSwitch"}
 DETACHED_EVENTS = {"SessionEnd"}
 DETACHED = "--detached"  # argv[2] of the copy that does a detached event's work
 # Seconds the venv's interpreter may take, inside Claude Code's hook timeouts (hooks.json).

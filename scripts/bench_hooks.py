@@ -5,7 +5,8 @@ Every row runs as its own process, the way Claude Code runs a hook: a realistic
 payload on stdin, in a throwaway git project whose state lands in its own
 `.ccstate/` (CCSTATE_HOME is unset). Rows are interleaved round by round, so a
 busy moment on the machine hits every row alike. The ratio is row median /
-baseline median; the target for PostToolUse is 2.5 or less (docs/BENCHMARKS.md).
+baseline median; the target for PostToolUse and PreModelSwitch is 2.5 or less, for the status
+line (`ccstate-statusline`, after every assistant message) 1.5 or less (docs/BENCHMARKS.md).
 
 Not a test: run it by hand before a release, or when a hook grows.
 
@@ -39,7 +40,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 # PreToolUse is registered no more (#14); `--against` still times it for the ref, which did.
 # UserPromptSubmit (#26) runs at every prompt: timed with no compaction reminder waiting.
-EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PostToolUse", "UserPromptSubmit")
+# PreModelSwitch (#25) at every `/model`.
+EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "PreModelSwitch",
+)
 WARMUP_RUNS = 3
 SESSION_ID = "5b0c1f2e-bench-4c1d-9a7e-000000000001"
 # Variables that would send state elsewhere or change how the hooks run.
@@ -61,6 +70,7 @@ class Row:
     setup: Callable[[int], bytes] | None = None  # stdin for an untimed run just before
     src: Path | None = None  # the ccstate source the row runs (default: this checkout's)
     cwd: Path | None = None  # its project (default: the shared one)
+    before: Callable[[], None] | None = None  # untimed, just before each run
 
 
 @dataclass(frozen=True)
@@ -75,12 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ccstate-bench-") as tmp:
         project = make_project(Path(tmp), args.file_lines, args.against)
         env = bench_env(Path(tmp))
-        rows = make_rows(args.python, project)
+        rows = make_rows(args.python, project, env)
         if args.against:
             rows += against_rows(args.python, args.file_lines, args.against, Path(tmp))
         samples = measure(rows, args.runs, env, project.root)
         failures = hook_failures(project.root)
-        payload_bytes = len(rows[-1].payload(0))
+        payload_bytes = len(next(r for r in rows if r.name.endswith(" PostToolUse")).payload(0))
         replaced = repeated_reads_replaced(project.root)
     report = build_report(args, rows, samples, payload_bytes)
     print(json.dumps(report, indent=2) if args.json else render_table(report))
@@ -96,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
             f"bench_hooks: the digest row should get a digest every time; got {digests_served()}",
             file=sys.stderr,
         )
+        return 1
+    wrong = moments_rows_off(rows, args.runs + WARMUP_RUNS)
+    if wrong:
+        print(f"bench_hooks: these rows did not print what they measure: {wrong}", file=sys.stderr)
         return 1
     if replaced != (args.runs + WARMUP_RUNS, 0):
         print(
@@ -115,6 +129,18 @@ def repeated_reads_replaced(project: Path) -> tuple[int, int]:
     hits = sum(n for name, n in ours.items() if "repeated" in name)
     wrong = sum(n for name, n in ours.items() if "repeated" not in name and DIGEST not in name)
     return hits, wrong
+
+
+def moments_rows_off(rows: list[Row], runs: int) -> dict[str, int]:
+    """#25's rows (the switch and resume warnings, the status line) whose output lacked its
+    marker in some run: row name -> runs that had it."""
+    out = {}
+    for row in rows:
+        prefix = next((p for p in EXPECTED_OUTPUT if row.name.startswith(p)), None)
+        ours = prefix is not None and not row.name.startswith(AGAINST_PREFIX)
+        if ours and SAID.get(row.name, 0) != runs:
+            out[row.name] = SAID.get(row.name, 0)
+    return out
 
 
 def digests_served() -> int:
@@ -251,7 +277,18 @@ def transcript_text(source: Path) -> str:
         },
         {
             "type": "assistant",
-            "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+            "message": {
+                "role": "assistant",
+                "model": "claude-opus-5-5",
+                "content": [{"type": "text", "text": "Done."}],
+                "usage": {
+                    "input_tokens": 6,
+                    "cache_creation_input_tokens": 1_200,
+                    "cache_read_input_tokens": 215_800,
+                    "output_tokens": 40,
+                    "cache_creation": {"ephemeral_5m_input_tokens": 1_200},
+                },
+            },
         },
     ]
     lines = []
@@ -320,8 +357,38 @@ def payloads(project: Project, session_tag: str = "") -> dict[str, Callable[[int
             "duration_ms": 2300,
         }
     ).encode()
+    switch = {
+        "from_model": "claude-opus-5-5",
+        "to_model": "claude-sonnet-5-5",
+        "requested_model": "sonnet",
+        "source": "command",
+        "context_tokens": 217_000,
+        "prompt_cache_warm": True,
+        "cache_ttl": "5m",
+        "estimated_cache_write_usd": 0.5425,
+        "pricing": "catalog",
+    }
+    resume = {
+        "source": "resume",
+        "seconds_since_last_response": 2820,
+        "context_tokens": 217_000,
+        "prompt_cache_likely_expired": True,
+        "estimated_cache_write_usd": 1.085,
+    }
+
+    def model_switch(run: int) -> bytes:  # a prompt_id per run: each one is a new /model
+        data = {**common, "hook_event_name": "PreModelSwitch", "prompt_id": f"p{run}", **switch}
+        return json.dumps(data).encode()
+
+    status = statusline_payload(project, STATUS_SESSION)
     return {
         "PostToolUse digest": lambda _run: digest,
+        "PreModelSwitch": model_switch,
+        "SessionStart resume": fixed("SessionStart", **resume),
+        "SessionStart resume warm": fixed(
+            "SessionStart", **{**resume, "prompt_cache_likely_expired": False}
+        ),
+        "statusline": lambda _run: status,
         "SessionStart": fixed("SessionStart", source="startup", model="claude-sonnet-4-5"),
         "SessionEnd": fixed("SessionEnd", reason="other"),
         "PreCompact": fixed("PreCompact", trigger="manual", custom_instructions=""),
@@ -340,7 +407,71 @@ def payloads(project: Project, session_tag: str = "") -> dict[str, Callable[[int
     }
 
 
-def make_rows(python: str, project: Project) -> list[Row]:
+STATUS_SESSION = f"{SESSION_ID}-status"
+
+
+def prepare_status_session(python: str, project: Project, env: dict[str, str]) -> None:
+    """The status line row's session: a Read and its repeat, so its ledger has kept text out
+    (the line reads it on every run)."""
+    content = project.source.read_text(encoding="utf-8")
+    lines = content.count("\n") + 1
+    file = {"filePath": str(project.source), "content": content, "numLines": lines}
+    file.update(startLine=1, totalLines=lines)
+    for n in (1, 2):
+        payload = {
+            "session_id": STATUS_SESSION,
+            "transcript_path": str(project.transcript),
+            "cwd": str(project.root),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(project.source)},
+            "tool_use_id": f"toolu_status_{n}",
+            "tool_response": {"type": "text", "file": file},
+        }
+        subprocess.run(
+            [python, "-m", "ccstate.hooks", "PostToolUse"],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            env=env,
+            cwd=project.root,
+            check=True,
+        )
+
+
+def statusline_payload(project: Project, session: str) -> bytes:
+    """What Claude Code 2.1.332 hands the status line mid-session: a warm cache counting down,
+    in a session whose read ledger has kept text out (prepare_status_session)."""
+    data = {
+        "session_id": session,
+        "transcript_path": str(project.transcript),
+        "cwd": str(project.root),
+        "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"},
+        "workspace": {"current_dir": str(project.root), "project_dir": str(project.root)},
+        "version": "2.1.332",
+        "cost": {"total_cost_usd": 2.31, "total_duration_ms": 600_000},
+        "context_window": {
+            "total_input_tokens": 410_000,
+            "total_output_tokens": 900,
+            "context_window_size": 1_000_000,
+            "used_percentage": 41,
+            "remaining_percentage": 59,
+        },
+        "prompt_cache": {
+            "warm": True,
+            "caching_observed": True,
+            "ttl": "5m",
+            "expires_at": int(time.time()) + 24 * 3600,
+            "requests": 40,
+            "misses": 1,
+            "hit_ratio": 0.93,
+            "recache_tokens_if_cold": 410_900,
+            "last_miss_cause": {"causes": ["ttl_expired_5m"]},
+        },
+    }
+    return json.dumps(data).encode()
+
+
+def make_rows(python: str, project: Project, env: dict[str, str]) -> list[Row]:
     by_event = payloads(project)
     rows = [Row("python -c pass (baseline)", [python, "-c", "pass"], lambda _run: b"")]
     for event in EVENTS:
@@ -392,10 +523,48 @@ def make_rows(python: str, project: Project) -> list[Row]:
             by_event["UserPromptSubmit"],
         )
     )
+    # #25: the resume warning's path of SessionStart, and the status line. The installed
+    # `ccstate-statusline` is what settings.json runs (init --statusline); without it, `-m`.
+    rows.append(
+        Row(
+            "-m ccstate.hooks SessionStart resume (warning)",
+            [python, "-m", "ccstate.hooks", "SessionStart"],
+            by_event["SessionStart resume"],
+        )
+    )
+    rows.append(  # the same resume on a warm cache: no warning, the row to subtract
+        Row(
+            "-m ccstate.hooks SessionStart resume, warm cache (no warning)",
+            [python, "-m", "ccstate.hooks", "SessionStart"],
+            by_event["SessionStart resume warm"],
+        )
+    )
+    status = Path(python).parent / "ccstate-statusline"
+    argv = [str(status)] if status.is_file() else [python, "-m", "ccstate.moments.statusline"]
+    rows.append(
+        Row(
+            STATUSLINE_ROW + f" ({Path(argv[-1]).name})",
+            argv,
+            by_event["statusline"],
+            # the ledger keeps the newest 64 sessions, and the other rows make one a run
+            before=lambda: prepare_status_session(python, project, env),
+        )
+    )
+    cli = Path(python).parent / "ccstate"
+    if cli.is_file():  # the click command with the same code: why settings.json does not run it
+        rows.append(
+            Row(
+                STATUSLINE_ROW + " (ccstate statusline, click)",
+                [str(cli), "statusline"],
+                by_event["statusline"],
+                before=lambda: prepare_status_session(python, project, env),
+            )
+        )
     return rows
 
 
 AGAINST_PREFIX = "@"
+STATUSLINE_ROW = "status line"
 DIGEST = "digest"
 DIGEST_ROW = "-m ccstate.hooks PostToolUse Bash digest (600-line test run)"
 
@@ -446,6 +615,13 @@ def bench_env(tmp: Path) -> dict[str, str]:
 
 
 REPLACED: dict[str, int] = {}  # row name -> runs whose output replaced the Read
+SAID: dict[str, int] = {}  # row name -> runs whose output held its EXPECTED_OUTPUT marker
+# What the #25 rows must print every time, or they did not measure the path they name.
+EXPECTED_OUTPUT = {
+    "-m ccstate.hooks PreModelSwitch": b"drops the warm 5m cache",
+    "-m ccstate.hooks SessionStart resume (warning)": b"resumed after 47m idle",
+    STATUSLINE_ROW: b"kept out ",
+}
 
 
 def measure(rows: list[Row], runs: int, env: dict[str, str], cwd: Path) -> dict[str, list[float]]:
@@ -466,6 +642,8 @@ def run_once(row: Row, run: int, env: dict[str, str], cwd: Path) -> float:
         env = {**env, "PYTHONPATH": str(row.src)}
     if row.setup is not None:
         subprocess.run(row.argv, input=row.setup(run), capture_output=True, env=env, cwd=cwd)
+    if row.before is not None:
+        row.before()
     stdin = row.payload(run)
     start, cpu = time.perf_counter(), _children_cpu()
     proc = subprocess.run(row.argv, input=stdin, capture_output=True, env=env, cwd=cwd, timeout=60)
@@ -474,6 +652,9 @@ def run_once(row: Row, run: int, env: dict[str, str], cwd: Path) -> float:
         elapsed = (_children_cpu() - cpu) * 1000
     if b'"updatedToolOutput"' in proc.stdout:
         REPLACED[row.name] = REPLACED.get(row.name, 0) + 1
+    for marker in EXPECTED_OUTPUT.values():
+        if marker in proc.stdout:
+            SAID[row.name] = SAID.get(row.name, 0) + 1
     if proc.returncode != 0 or proc.stderr:
         raise SystemExit(
             f"bench_hooks: {' '.join(row.argv)} exited {proc.returncode}: "

@@ -79,17 +79,19 @@ def ccusage_command(launcher: Path) -> list[str]:
     return [str(launcher), "claude", "session", "--json", "--offline"]
 
 
-def ccstate_command(home: Path, *, cache: bool = True) -> list[str]:
+def ccstate_command(home: Path, *, cache: bool = True, python: str | None = None) -> list[str]:
     """`ccstate report <projects> --json` (`--no-cache`: a cold run): the `ccstate` console
-    script beside this interpreter, as users run it, else `python -m ccstate`."""
-    cmd = [*ccstate_launch(), "report", str(home / ".claude" / "projects"), "--json"]
+    script beside this interpreter (or `python`), as users run it, else `python -m ccstate`."""
+    cmd = [*ccstate_launch(python), "report", str(home / ".claude" / "projects"), "--json"]
     return cmd if cache else [*cmd, "--no-cache"]
 
 
-def ccstate_launch() -> list[str]:
-    """The `ccstate` console script beside this interpreter, else `python -m ccstate`."""
-    script = Path(sys.executable).with_name("ccstate")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "ccstate"]
+def ccstate_launch(python: str | None = None) -> list[str]:
+    """The `ccstate` console script beside this interpreter (or `python`), else
+    `python -m ccstate`."""
+    python = python or sys.executable
+    script = Path(python).with_name("ccstate")
+    return [str(script)] if script.is_file() else [python, "-m", "ccstate"]
 
 
 def ccstate_env(work: Path) -> dict[str, str]:

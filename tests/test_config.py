@@ -106,3 +106,30 @@ def test_env_switch_turns_dedupe_off() -> None:
 def _stamp(path: Path) -> list[int]:
     st = path.stat()
     return [st.st_mtime_ns, st.st_size]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("moments:\n  switch:\n    ask: maybe\n", "'moments.switch.ask' must be true or false"),
+        ("moments:\n  resume:\n    min_usd: -1\n", "'moments.resume.min_usd' must be a price"),
+        ("moments:\n  switch:\n    min_tokens: 2.5\n", "'moments.switch.min_tokens' must be"),
+        ("moments:\n  statusline:\n    format: 3\n", "'moments.statusline.format' must be"),
+    ],
+)
+def test_moments_keys_are_validated(text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config.parse_text(text, ".ccstate.yaml")
+
+
+def test_moments_keys_nest_and_unknown_ones_warn() -> None:
+    cfg = config.parse_text("moments:\n  switch:\n    ask: true\n    nag: 1\n", "f")
+    assert cfg.get("moments.switch.ask") is True and cfg.get("moments.switch.min_tokens") == 20_000
+    assert cfg.warnings == ("f: unknown key 'moments.switch.nag' is ignored",)
+
+
+def test_load_for_hook_without_writing_the_cache(tmp_path: Path) -> None:
+    state = tmp_path / ".ccstate"
+    paths.config_path(tmp_path).write_text("moments:\n  switch:\n    ask: true\n")
+    assert config.load_for_hook(tmp_path, state, write_cache=False).get("moments.switch.ask")
+    assert not state.exists()

@@ -78,7 +78,7 @@ def test_first_run_reports_each_step(installed: Installed) -> None:
     out = installed.first.stdout
     assert f"created venv {installed.venv}" in out
     assert f"installed ccstate {source_version()} into {installed.venv}" in out
-    for name in ("ccstate", "ccstate-hook"):
+    for name in ("ccstate", "ccstate-hook", "ccstate-statusline"):
         assert f"linked {installed.bin_dir / name} -> {installed.venv / 'bin' / name}" in out
     assert f"wired {installed.project}" in out
     assert f'export PATH="{installed.bin_dir}:$PATH"' in out  # the bin dir is not on PATH
@@ -165,7 +165,7 @@ def test_init_remove_then_uninstall_leave_nothing_behind(installed: Installed) -
     out = done.stdout
     assert f"unwiring {project} (ccstate init --remove):" in out
     assert "      delete  .claude/settings.json  (it held only ccstate's hooks)" in out
-    for name in ("ccstate", "ccstate-hook"):
+    for name in ("ccstate", "ccstate-hook", "ccstate-statusline"):
         assert f"removed link {root / 'bin' / name}" in out
     assert f"removed venv {venv}" in out
     assert subprocess.run(status, capture_output=True, text=True).stdout == ""

@@ -15,7 +15,7 @@ from pathlib import Path
 from helpers import REPO, SRC
 
 
-def test_the_wheel_holds_every_data_file_of_the_package(tmp_path: Path) -> None:
+def build_wheel(tmp_path: Path) -> Path:
     tree = tmp_path / "tree"
     shutil.copytree(SRC, tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     for name in ("pyproject.toml", "README.md", "LICENSE"):
@@ -35,7 +35,11 @@ def test_the_wheel_holds_every_data_file_of_the_package(tmp_path: Path) -> None:
         timeout=300,
     )
     (wheel,) = (tmp_path / "dist").glob("ccstate-*.whl")
-    shipped = set(zipfile.ZipFile(wheel).namelist())
+    return wheel
+
+
+def test_the_wheel_holds_every_data_file_of_the_package(tmp_path: Path) -> None:
+    shipped = set(zipfile.ZipFile(build_wheel(tmp_path)).namelist())
     data = sorted(
         p.relative_to(SRC).as_posix()
         for p in (SRC / "ccstate").rglob("*")
@@ -43,3 +47,17 @@ def test_the_wheel_holds_every_data_file_of_the_package(tmp_path: Path) -> None:
     )
     assert "ccstate/report/pricing.json" in data  # the check below covers what moved in #11
     assert [name for name in data if name not in shipped] == []
+
+
+def test_ccstate_hook_is_a_plain_script_that_imports_no_re(tmp_path: Path) -> None:
+    """The hooks' entry point is our own script (#24.6): the console-script wrapper pip 23.x
+    (Python 3.11's bundled pip) writes imports `re` before any ccstate code, on every tool
+    call. pip points `#!python` at the venv's interpreter when it installs the wheel."""
+    wheel = zipfile.ZipFile(build_wheel(tmp_path))
+    (script,) = [n for n in wheel.namelist() if n.endswith(".data/scripts/ccstate-hook")]
+    text = wheel.read(script).decode()
+    assert text.startswith("#!python\n")
+    assert "import re" not in text and "from ccstate.hooks.__main__ import main" in text
+    entry_points = next(n for n in wheel.namelist() if n.endswith("entry_points.txt"))
+    assert "ccstate-hook" not in wheel.read(entry_points).decode()
+    assert "ccstate = ccstate.cli:main" in wheel.read(entry_points).decode()

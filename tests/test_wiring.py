@@ -163,3 +163,69 @@ def test_merge_takes_out_an_event_ccstate_registers_no_more() -> None:
     old["hooks"]["PreToolUse"] = [ours, mine]
     assert wiring.merge_settings(old)["hooks"]["PreToolUse"] == [mine]
     assert wiring.remove_ours(old) == {"hooks": {"PreToolUse": [mine]}}
+
+
+def test_every_registered_event_is_known_to_the_oldest_supported_claude() -> None:
+    """Nothing is registered for an event a supported version does not know (#25): settings
+    naming an unknown event can open a dialog at start (reference §9)."""
+    assert set(wiring.CLAUDE_EVENTS) == set(wiring.TESTED_CLAUDE)
+    for version in wiring.TESTED_CLAUDE:
+        known = set(wiring.CLAUDE_EVENTS[version])
+        assert {e for e, _m, _t in wiring.HOOK_SPECS} <= known, version
+        assert set(wiring.plugin_hooks()["hooks"]) <= known, version
+        assert set(wiring.merge_settings({})["hooks"]) <= known, version
+
+
+def _binary_events(binary: Path) -> tuple[str, ...]:
+    """The hook event enum as the binary carries it (its first `["PreToolUse",...]` array)."""
+    import mmap
+
+    with binary.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        start = data.find(b'["PreToolUse","PostToolUse","PostToolUseFailure"')
+        assert start >= 0, f"no event list in {binary}"
+        end = data.find(b"]", start)
+        return tuple(json.loads(data[start : end + 1].decode()))
+
+
+@pytest.mark.parametrize("version", wiring.TESTED_CLAUDE)
+def test_the_event_table_is_what_each_pinned_binary_lists(version: str) -> None:
+    import os
+
+    cache = Path(os.environ.get("CCSTATE_E2E_CACHE") or Path.home() / ".cache" / "ccstate-e2e")
+    binary = cache / f"claude-{version}" / "node_modules/@anthropic-ai/claude-code/bin/claude.exe"
+    if not binary.is_file():
+        pytest.skip(f"Claude Code {version} is not installed at {binary} (scripts/test.sh does)")
+    assert _binary_events(binary) == wiring.CLAUDE_EVENTS[version]
+
+
+def test_statusline_entry_is_ours_and_someone_elses_is_kept() -> None:
+    ours = wiring.statusline_entry()
+    assert ours["refreshInterval"] == wiring.STATUSLINE_REFRESH_S and wiring.is_our_statusline(ours)
+    assert "/" not in ours["command"].replace("/dev/null", "")  # no machine path: PATH finds it
+    merged, foreign = wiring.with_statusline({"model": "x"})
+    assert (merged, foreign) == ({"model": "x", "statusLine": ours}, None)
+    theirs = {"statusLine": {"type": "command", "command": "starship statusline"}}
+    assert wiring.with_statusline(theirs) == (theirs, "starship statusline")
+    assert wiring.without_statusline(merged) == {"model": "x"}
+    assert wiring.without_statusline(theirs) == theirs
+
+
+def test_the_statusline_command_runs_it_or_says_it_is_missing(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        ["/bin/sh", "-c", wiring.statusline_command()],
+        input="{}",
+        capture_output=True,
+        text=True,
+        env={"PATH": str(tmp_path)},
+    )
+    assert (proc.returncode, proc.stdout) == (0, wiring.STATUSLINE_MISSING + "\n")
+    (tmp_path / wiring.STATUSLINE_SCRIPT).write_text("#!/bin/sh\ncat\n")
+    (tmp_path / wiring.STATUSLINE_SCRIPT).chmod(0o755)
+    proc = subprocess.run(
+        ["/bin/sh", "-c", wiring.statusline_command()],
+        input='{"x": 1}',
+        capture_output=True,
+        text=True,
+        env={"PATH": f"{tmp_path}:/usr/bin:/bin"},
+    )
+    assert proc.stdout == '{"x": 1}'  # the JSON on stdin reaches it

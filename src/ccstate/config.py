@@ -68,6 +68,19 @@ SCHEMA: dict[str, tuple[type, Any, str]] = {
         'a local model2vec model folder (absolute, or relative to the project), or "" for none',
     ),
     "report.pricing": (str, "", 'a pricing JSON file (relative to the project), or "" for none'),
+    # the money moments (docs/MOMENTS.md)
+    "moments.statusline.enabled": (bool, True, "true or false"),
+    "moments.statusline.format": (
+        str,
+        "",
+        'a line of {fields} (`ccstate statusline --help` lists them), or "" for the default',
+    ),
+    "moments.resume.enabled": (bool, True, "true or false"),
+    "moments.resume.min_usd": (float, 0.05, "a price in USD between 0 and 1000, e.g. 0.05"),
+    "moments.resume.compact_min_usd": (float, 0.05, "a price in USD between 0 and 1000, e.g. 0.05"),
+    "moments.switch.enabled": (bool, True, "true or false"),
+    "moments.switch.min_tokens": (int, 20_000, "a whole number of tokens, e.g. 20000"),
+    "moments.switch.ask": (bool, False, "true or false"),
 }
 _RANGES: dict[str, tuple[float, float]] = {
     "version": (1, 1),
@@ -90,6 +103,9 @@ _RANGES: dict[str, tuple[float, float]] = {
     "lint.split_min_lines": (1, 10_000),
     "log.max_bytes": (4096, 1 << 30),
     "recall.max_mb": (1, 65536),
+    "moments.resume.min_usd": (0.0, 1000.0),
+    "moments.resume.compact_min_usd": (0.0, 1000.0),
+    "moments.switch.min_tokens": (0, 100_000_000),
 }
 CACHE_VERSION = 2  # 2: the unknown-key warnings are kept (the CLI shows them)
 
@@ -200,10 +216,11 @@ def load_cached(project: Path) -> Config:
     return config
 
 
-def load_for_hook(project: StrPath, state: StrPath) -> Config:
+def load_for_hook(project: StrPath, state: StrPath, *, write_cache: bool = True) -> Config:
     """The config for a hook: never raises, prefers the JSON cache, falls back to defaults.
 
-    os.path only (no pathlib): the hot hooks call this on every tool call.
+    os.path only (no pathlib): the hot hooks call this on every tool call. The status line
+    (`write_cache=False`) writes nothing: it parses a changed file without caching it.
     """
     path = paths.config_path_str(os.fspath(project))
     try:
@@ -220,7 +237,8 @@ def load_for_hook(project: StrPath, state: StrPath) -> Config:
             config = parse_text(fh.read(), path)
     except (ConfigError, ImportError, OSError) as exc:
         return Config(warnings=(f"{exc}; using defaults",))
-    _write_cache(cache, stamp, config)
+    if write_cache:
+        _write_cache(cache, stamp, config)
     return config
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         "PostCompact",
         "PostToolUse",
         "UserPromptSubmit",
+        "PreModelSwitch",
     ]
 
 # PreToolUse is registered no more (#14): it did nothing but write a heartbeat on every Read.
@@ -35,7 +36,11 @@ EVENTS = (
     "PostCompact",
     "PostToolUse",
     "UserPromptSubmit",
+    "PreModelSwitch",
 )
+# What PreModelSwitch may answer (2.1.328 and 2.1.332): "ask" shows the reason in Claude
+# Code's confirm dialog; ccstate never sends "deny", nor "allow" (it skips that dialog).
+MODEL_SWITCH_DECISIONS = ("ask",)
 # Claude Code inlines at most 10,000 characters of hook context; more is persisted to a
 # file and the model sees a 2 KB preview. Stay well under it.
 MAX_CONTEXT_CHARS = 9_500
@@ -112,6 +117,8 @@ class HookResult:
         "additional_context",
         "compact_instructions",
         "detail",
+        "permission_decision",
+        "permission_reason",
         "system_message",
         "updated_mcp_tool_output",
         "updated_tool_output",
@@ -125,12 +132,16 @@ class HookResult:
         compact_instructions: str | None = None,  # PreCompact: plain stdout
         detail: Mapping[str, Any] | None = None,  # for the heartbeat only
         updated_mcp_tool_output: list[dict[str, Any]] | None = None,  # an MCP tool's result
+        permission_decision: str | None = None,  # PreModelSwitch: "ask" (confirm first)
+        permission_reason: str | None = None,  # what the confirm dialog shows
     ) -> None:
         self.additional_context = additional_context
         self.updated_tool_output = updated_tool_output
         self.updated_mcp_tool_output = updated_mcp_tool_output
         self.system_message = system_message
         self.compact_instructions = compact_instructions
+        self.permission_decision = permission_decision
+        self.permission_reason = permission_reason
         self.detail: Mapping[str, Any] = detail if detail is not None else _EMPTY
 
     @classmethod
@@ -230,6 +241,20 @@ def _render_post_compact(event: str, result: HookResult) -> str | None:
     # prints into the model's context after a manual /compact (scripts/probe_compaction.py):
     # print nothing. The reminder goes through a later hook (compaction/pending.py).
     return None
+
+
+def _render_pre_model_switch(event: str, result: HookResult) -> str | None:
+    """`systemMessage` for the user (shown under the switch's result line); with "ask",
+    `permissionDecision` and its reason (shown in Claude Code's confirm dialog)."""
+    out: dict[str, Any] = {}
+    if result.permission_decision in MODEL_SWITCH_DECISIONS:
+        specific = {"hookEventName": event, "permissionDecision": result.permission_decision}
+        if result.permission_reason:
+            specific["permissionDecisionReason"] = result.permission_reason
+        out["hookSpecificOutput"] = specific
+    if result.system_message:
+        out["systemMessage"] = result.system_message
+    return _dump(out)
 
 
 # --------------------------------------------------------------------------- tool outputs
@@ -375,4 +400,5 @@ _RENDERERS = {
     "PostCompact": _render_post_compact,
     "SessionEnd": _render_session_end,
     "UserPromptSubmit": _render_context_event,
+    "PreModelSwitch": _render_pre_model_switch,
 }

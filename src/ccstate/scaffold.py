@@ -69,6 +69,72 @@ def plan_remove(project: Path, environ: Mapping[str, str]) -> list[Step]:
     return [step for step in steps if step.action != "skip" or step.path.exists()]
 
 
+def statusline_target(project: Path, environ: Mapping[str, str], *, user: bool) -> Path:
+    """The settings file `init --statusline` writes: the project's, or with --user the user's."""
+    if user:
+        return paths.user_claude_dir(environ) / "settings.json"
+    return paths.project_settings_path(project)
+
+
+def plan_statusline(
+    project: Path,
+    environ: Mapping[str, str],
+    *,
+    user: bool = False,
+    refresh: int = wiring.STATUSLINE_REFRESH_S,
+) -> tuple[list[Step], list[str]]:
+    """`init --statusline`: ccstate's `statusLine` where none is set (docs/MOMENTS.md), and
+    the lines to print. Someone else's status line, in the target file or in a scope that
+    would win over it (the project's local settings, the user's), is never replaced: the
+    lines then say what to add to it."""
+    path = statusline_target(project, environ, user=user)
+    rerun = "ccstate init --statusline" + (" --user" if user else "")
+    current = _read_settings(path, rerun)
+    others = [] if user else [paths.local_settings_path(project)]
+    if not user:
+        others.append(paths.user_claude_dir(environ) / "settings.json")
+    for other in others:
+        theirs = _read_settings(other, rerun).get("statusLine")
+        if theirs is not None and not wiring.is_our_statusline(theirs):
+            return _foreign_statusline(other, theirs, path)
+    wanted, foreign = wiring.with_statusline(current, refresh)
+    if foreign is not None:
+        return _foreign_statusline(path, current.get("statusLine"), path)
+    if wanted == current:
+        return [Step(path, "skip", "ccstate's status line is set (up to date)")], []
+    why = f"statusLine: {wiring.STATUSLINE_SCRIPT}, refreshInterval {refresh} s"
+    content = json.dumps(wanted, indent=2) + "\n"
+    return [Step(path, "update" if path.exists() else "create", why, content)], []
+
+
+def _foreign_statusline(where: Path, value: object, target: Path) -> tuple[list[Step], list[str]]:
+    command = value.get("command") if isinstance(value, dict) else None
+    shown = command if isinstance(command, str) else json.dumps(value)
+    why = f"not changed: {where} sets a status line already ({shown})"
+    lines = [
+        f"ccstate's status line is not set: {where} has its own statusLine.",
+        f"To add ccstate's part to it, {wiring.statusline_addition(shown)[0]}",
+        *wiring.statusline_addition(shown)[1:],
+    ]
+    return [Step(target, "skip", why)], lines
+
+
+def plan_remove_statusline(
+    project: Path, environ: Mapping[str, str], *, user: bool = False
+) -> list[Step]:
+    """`init --remove --statusline`: ccstate's status line out of the project's (and its local)
+    settings, or with --user the user's; someone else's stays."""
+    if user:
+        targets = [statusline_target(project, environ, user=True)]
+    else:
+        targets = [paths.project_settings_path(project), paths.local_settings_path(project)]
+    steps = []
+    for path in targets:
+        current = _read_settings(path, "ccstate init --remove --statusline")
+        steps.append(_unwire_step(path, current, wiring.without_statusline(current), "status line"))
+    return [step for step in steps if step.action != "skip" or step.path.exists()]
+
+
 def apply_plan(steps: list[Step], project: Path) -> None:
     for step in steps:
         if step.action == "delete":
@@ -126,13 +192,31 @@ def _plan_settings(project: Path, environ: Mapping[str, str]) -> Step:
 
 def _plan_unwire(path: Path) -> Step:
     current = _read_settings(path, "ccstate init --remove")
-    wanted = wiring.remove_ours(current)
+    wanted = wiring.without_statusline(wiring.remove_ours(current))
+    return _unwire_step(path, current, wanted, "hooks")
+
+
+def _unwire_step(
+    path: Path, current: dict[str, object], wanted: dict[str, object], what: str
+) -> Step:
+    """The step taking ccstate's hooks and/or status line out of one settings file."""
     if wanted == current:
-        return Step(path, "skip", "no ccstate hooks in it")
+        return Step(path, "skip", f"no ccstate {what} in it")
+    removed = [
+        name
+        for name, gone in (
+            ("hooks", bool(wiring.wired_events(current)) and not wiring.wired_events(wanted)),
+            ("status line", "statusLine" in current and "statusLine" not in wanted),
+        )
+        if gone
+    ]
+    parts = " and ".join(removed) or what
     if not wanted:
-        return Step(path, "delete", "it held only ccstate's hooks")
+        return Step(path, "delete", f"it held only ccstate's {parts}")
     content = json.dumps(wanted, indent=2) + "\n"
-    return Step(path, "update", "ccstate's hooks removed; every other key and hook kept", content)
+    return Step(
+        path, "update", f"ccstate's {parts} removed; every other key and hook kept", content
+    )
 
 
 def _plan_unscaffold(path: Path, written: str, what: str) -> Step:

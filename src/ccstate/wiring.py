@@ -29,6 +29,7 @@ POST_TOOL_USE_TOOLS = "Read|Edit|MultiEdit|Write|NotebookEdit|Bash|Grep|Glob|Web
 # start. `merge_settings` takes an older ccstate's PreToolUse entry out of a settings file.
 # PostCompact and UserPromptSubmit (#26) are in TESTED_CLAUDE[0]'s event list (2.1.328; its
 # binary's hook-event names, checked by tests/e2e/test_compaction.py).
+# PreModelSwitch (#25): the switch warning; Claude Code waits for it before `/model` switches.
 HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
     ("SessionStart", None, 15),
     ("SessionEnd", None, 30),
@@ -36,9 +37,52 @@ HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
     ("PostCompact", None, 30),
     ("PostToolUse", f"^({POST_TOOL_USE_TOOLS})$", 10),
     ("UserPromptSubmit", None, 10),
+    ("PreModelSwitch", None, 10),
 )
+# The hook events each supported Claude Code knows, as its binary lists them (the zod enum of
+# event names; tests/test_wiring.py re-reads it from the pinned binaries when they are there).
+# Nothing is registered for an event the oldest supported version does not know: settings
+# naming an event a version does not know can open a dialog at start (reference §9).
+CLAUDE_EVENTS: dict[str, tuple[str, ...]] = {
+    "2.1.328": (
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "Notification",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "SessionStart",
+        "SessionEnd",
+        "Stop",
+        "StopFailure",
+        "SubagentStart",
+        "SubagentStop",
+        "PreCompact",
+        "PostCompact",
+        "PreModelSwitch",
+        "PostModelSwitch",
+        "PermissionRequest",
+        "PermissionDenied",
+        "Setup",
+        "TeammateIdle",
+        "TaskCreated",
+        "TaskCompleted",
+        "Elicitation",
+        "ElicitationResult",
+        "ConfigChange",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "InstructionsLoaded",
+        "CwdChanged",
+        "FileChanged",
+        "DirectoryAdded",
+        "MessageDisplay",
+    ),
+}
+CLAUDE_EVENTS["2.1.332"] = (*CLAUDE_EVENTS["2.1.328"], "PreSkillShellCommand")
 PLUGIN_COMMAND = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/run.py" '
-HOOK_SCRIPT = "ccstate-hook"  # the console script; install.sh links it into a bin dir on PATH
+HOOK_SCRIPT = "ccstate-hook"  # src/bin/ccstate-hook; install.sh links it into a bin dir on PATH
 MARKERS = ("ccstate.hooks", HOOK_SCRIPT, "hooks/run.py")
 NOT_INSTALLED = (
     "ccstate: this project's hooks (.claude/settings.json) run `ccstate-hook`, which is not "
@@ -46,6 +90,15 @@ NOT_INSTALLED = (
     "clone of ccstate (or add the bin dir of an existing install to PATH)."
 )
 PLUGIN_NAME = "ccstate"
+# The status line (docs/MOMENTS.md). Plugins cannot declare one, so `ccstate init --statusline`
+# writes it into the project's or the user's settings, only where none is set. Like the hooks
+# it runs a command from PATH (install.sh links it), so a committed file holds no machine path.
+STATUSLINE_SCRIPT = "ccstate-statusline"
+STATUSLINE_MARKERS = (STATUSLINE_SCRIPT, "ccstate statusline", "ccstate.moments.statusline")
+# Claude Code re-runs the line after each assistant message, at `prompt_cache.expires_at`, and
+# every `refreshInterval` seconds: without the last, the countdown stops while the session idles.
+STATUSLINE_REFRESH_S = 5
+STATUSLINE_MISSING = f"{STATUSLINE_SCRIPT}: not on PATH (bash install.sh)"
 # The Claude Code versions the e2e suite runs on: the oldest supported and the newest pinned.
 # scripts/test.sh installs both, tests/e2e runs on each, `ccstate doctor` names the range.
 TESTED_CLAUDE = ("2.1.328", "2.1.332")
@@ -126,6 +179,60 @@ def wired_events(settings: Mapping[str, Any]) -> set[str]:
         for event, groups in hooks.items()
         if isinstance(groups, list) and any(_is_ours(h) for g in groups for h in _entries(g))
     }
+
+
+def statusline_command() -> str:
+    """The statusLine command: `ccstate-statusline` from PATH, or one line saying it is not
+    there (Claude Code runs it with a shell and passes the JSON on stdin; `exec` hands it on)."""
+    found = f"command -v {STATUSLINE_SCRIPT} >/dev/null 2>&1 && exec {STATUSLINE_SCRIPT}"
+    return f"{found}; echo {shlex.quote(STATUSLINE_MISSING)}"
+
+
+def statusline_entry(refresh: int = STATUSLINE_REFRESH_S) -> dict[str, Any]:
+    return {"type": "command", "command": statusline_command(), "refreshInterval": refresh}
+
+
+def is_our_statusline(value: Any) -> bool:
+    command = value.get("command") if isinstance(value, dict) else None
+    return isinstance(command, str) and any(m in command for m in STATUSLINE_MARKERS)
+
+
+def with_statusline(
+    settings: Mapping[str, Any], refresh: int = STATUSLINE_REFRESH_S
+) -> tuple[dict[str, Any], str | None]:
+    """(`settings` with ccstate's status line, the command of someone else's status line that
+    is kept instead, or None). Every other key is kept as is."""
+    merged = copy.deepcopy(dict(settings))
+    current = merged.get("statusLine")
+    if current is not None and not is_our_statusline(current):
+        command = current.get("command") if isinstance(current, dict) else None
+        return merged, command if isinstance(command, str) else json.dumps(current)
+    merged["statusLine"] = statusline_entry(refresh)
+    return merged, None
+
+
+def without_statusline(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """`settings` without ccstate's status line (someone else's is kept)."""
+    merged = copy.deepcopy(dict(settings))
+    if is_our_statusline(merged.get("statusLine")):
+        del merged["statusLine"]
+    return merged
+
+
+def statusline_addition(command: str) -> list[str]:
+    """How to add ccstate's line to an existing status-line command: a shell command that runs
+    both on the same stdin, or, for ccstatusline, its custom-command widget."""
+    segment = f"{STATUSLINE_SCRIPT} --segment"
+    if "ccstatusline" in command:
+        return [
+            f"in ccstatusline's settings (npx ccstatusline), add a Custom Command widget "
+            f"running `{segment}`: it gets the same JSON and prints ccstate's part"
+        ]
+    both = (
+        f"input=$(cat); printf '%s · %s\\n' \"$(printf '%s' \"$input\" | {command})\" "
+        f'"$(printf \'%s\' "$input" | {segment})"'
+    )
+    return ["or set statusLine.command to run both on the same stdin:", f"  {both}"]
 
 
 def plugin_enabled(project: Path, environ: Mapping[str, str]) -> str | None:

@@ -47,8 +47,12 @@ def test_replay_at_80_columns_names_every_file(
     lines = out.splitlines()
     for name in (*NAMES, "TOTAL"):
         assert name in lines
-    assert "  reads 10 · identical 3 · unseen 1 · diff 1 · shell 1 · chars 5,770" in lines
-    assert "  reads 20 · identical 6 · unseen 2 · diff 2 · shell 2 · chars 11,540" in lines
+    assert (
+        "  reads 10 · identical 3 · unseen 1 · diff 1 · shell 1 · held 0/1 · chars 5,770" in lines
+    )
+    assert (
+        "  reads 20 · identical 6 · unseen 2 · diff 2 · shell 2 · held 0/2 · chars 11,540" in lines
+    )
 
 
 def test_replay_piped_keeps_one_line_per_file(

@@ -17,7 +17,10 @@ prompt-caching), simplified:
 - Tokens are counted with tiktoken (``ccstate.tokens``; chars/4 without it) on each block's
   text, plus a few tokens of framing per block; output tokens on the reply's blocks.
 
-No expiry: a bench session lasts seconds, far below the 5-minute TTL.
+- Expiry, opt-in (``clock=``, a function giving the time): a prefix written with ``ttl`` "5m"
+  (the default) or "1h" is gone that many seconds after its last write or read, as the API
+  refreshes an entry's life on every hit. Without a clock nothing expires: a bench session
+  lasts seconds. tests/e2e/test_moments.py passes the clock a faked Claude Code shares.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 LOOKBACK = 20
 MIN_CACHEABLE = 1024
 BLOCK_OVERHEAD = 3  # role / block framing the API adds around each block
+TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
 
 
 @lru_cache(maxsize=65536)
@@ -99,10 +104,16 @@ def _as_blocks(content: Any) -> list[Any]:
 class CacheSim:
     """Shared cache state for one fake API server (thread-safe)."""
 
-    def __init__(self, min_cacheable: int = MIN_CACHEABLE, lookback: int = LOOKBACK) -> None:
+    def __init__(
+        self,
+        min_cacheable: int = MIN_CACHEABLE,
+        lookback: int = LOOKBACK,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.min_cacheable = min_cacheable
         self.lookback = lookback
-        self.cached: set[str] = set()
+        self.clock = clock
+        self.cached: dict[str, tuple[float, float]] = {}  # prefix hash -> (expires at, TTL)
         self._lock = threading.Lock()
 
     def usage(self, body: dict[str, Any], reply: Any) -> dict[str, Any]:
@@ -123,7 +134,11 @@ class CacheSim:
             cumulative.append(total)
         breakpoints = [i for i, (_c, _t, ttl) in enumerate(blocks) if ttl is not None]
         with self._lock:
+            now = self.clock() if self.clock is not None else 0.0
+            self._expire(now)
             hit = self._longest_hit(hashes, breakpoints)
+            if hit >= 0:
+                self._refresh(hashes, hit, now)
             read = cumulative[hit] if hit >= 0 else 0
             last_bp = breakpoints[-1] if breakpoints else -1
             written_5m = written_1h = 0
@@ -139,7 +154,8 @@ class CacheSim:
                     else:
                         written_5m += part
                     previous = cumulative[bp]
-                    self.cached.add(hashes[bp])
+                    ttl = TTL_SECONDS.get(blocks[bp][2] or "5m", TTL_SECONDS["5m"])
+                    self.cached[hashes[bp]] = (now + ttl, ttl)
             elif last_bp > hit:
                 cached_upto = hit  # too short to cache: all of it is plain input
         rest = total - (cumulative[cached_upto] if cached_upto >= 0 else 0)
@@ -152,6 +168,21 @@ class CacheSim:
                 "ephemeral_1h_input_tokens": written_1h,
             },
         }
+
+    def _expire(self, now: float) -> None:
+        if self.clock is None:
+            return
+        for key in [k for k, (expires, _ttl) in self.cached.items() if expires <= now]:
+            del self.cached[key]
+
+    def _refresh(self, hashes: list[str], hit: int, now: float) -> None:
+        """A hit keeps every cached prefix it read alive for another TTL."""
+        if self.clock is None:
+            return
+        for key in hashes[: hit + 1]:
+            entry = self.cached.get(key)
+            if entry is not None:
+                self.cached[key] = (now + entry[1], entry[1])
 
     def _longest_hit(self, hashes: list[str], breakpoints: list[int]) -> int:
         """Index of the last block of the longest cached prefix reachable from a breakpoint."""

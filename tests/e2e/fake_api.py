@@ -28,6 +28,7 @@ import itertools
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -168,6 +169,8 @@ class RecordedRequest:
     kind: RequestKind
     step: int | None = None  # index of the script step that answered it, if any
     reply: Reply | None = None
+    at: float = 0.0  # when it arrived (time.time())
+    usage: Usage | None = None  # what the reply reported (a /v1/messages answer)
 
 
 def _as_body(request: Body | RecordedRequest) -> Body:
@@ -668,20 +671,22 @@ class _Handler(BaseHTTPRequestHandler):
         elif reply is None:
             self._send_error(404, "not_found_error", f"fake API: no route {rec.path}")
         else:
-            self._send_message(rec.body or {}, reply)
+            self._send_message(rec.body or {}, reply, rec)
 
     def _record(self, body: Body | None) -> RecordedRequest:
         parts = urlsplit(self.path)
         kind = self.fake.classify(self.command, parts.path, body)
         return RecordedRequest(
-            self.command, parts.path, parts.query, dict(self.headers), body, kind
+            self.command, parts.path, parts.query, dict(self.headers), body, kind, at=time.time()
         )
 
-    def _send_message(self, body: Body, reply: Reply) -> None:
+    def _send_message(self, body: Body, reply: Reply, rec: RecordedRequest | None = None) -> None:
         fake = self.fake
         model = fake.model or str(body.get("model") or "claude-e2e")
         msg_id = fake.next_message_id()
         usage = fake.usage_for(body, reply)
+        if rec is not None:
+            rec.usage = usage
         if not body.get("stream"):
             self._send_json(200, message_json(msg_id, model, reply, usage))
             return

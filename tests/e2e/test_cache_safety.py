@@ -6,7 +6,7 @@ The session: three user turns in one process (Reads, a re-read the ledger answer
 notice, Bash, a subagent that re-reads too), a second and a third session that open the same
 way (a scripted loop: each can read the cached opening of the one before), then the first
 session resumed
-(a Read, an Edit and a re-read answered with the changed line), compacted (PreCompact writes
+(a Read, an Edit and a re-read answered with a notice naming the Edit), compacted (PreCompact writes
 the handoff, SessionStart(compact) injects the capsule) and resumed once more. The machinery
 (cache_audit.py) finds every prefix break in the requests and whose text caused it; the
 rebuild audit of `ccstate report` counts the rebuilds in the transcripts. With ccstate: no
@@ -123,7 +123,7 @@ def play(claude_bin: Path, work: Path, plugin: Path | None, *, full: bool = True
         if full:
             edit = {"file_path": app, "old_string": "value * 7 + 1", "new_string": "value * 7 + 2"}
             read = tool_use("Read", {"file_path": app})
-            api.set_script([read, tool_use("Edit", edit), read, text("changed")])  # a diff
+            api.set_script([read, tool_use("Edit", edit), read, text("changed")])  # a notice
             run_claude_turns(claude_bin, ["change step_7"], resume=session, **kw)
             compact = run_claude(claude_bin, "/compact keep the decisions", resume=session, **kw)
             assert compact.proc.returncode == 0, compact.describe()
@@ -137,12 +137,12 @@ def play(claude_bin: Path, work: Path, plugin: Path | None, *, full: bool = True
 def test_ccstate_causes_no_prefix_break_and_no_rebuild(claude_bin: Path, tmp_path: Path) -> None:
     without = play(claude_bin, tmp_path / "without", None)
     with_ = play(claude_bin, tmp_path / "with", REPO)
-    # ccstate was on: the capsule, a notice in the main thread and in the subagent, the
-    # changed lines alone after the Edit
+    # ccstate was on: the capsule, a notice in the main thread and in the subagent, and after
+    # the Edit a notice naming it (the context holds the edited text, #24)
     assert find_text(with_.bodies[0], "[ccstate] project state")
     notices = [b for b in with_.bodies if find_text(b, "[ccstate: not file content]")]
     assert any(is_subagent(b) for b in notices) and any(is_main_thread(b) for b in notices)
-    assert any(find_text(b, "this Read result shows only lines 30-30") for b in with_.bodies)
+    assert any(find_text(b, "unchanged since your Edit #1 ") for b in with_.bodies)
     # the machinery sees breaks: the compaction's, in both runs; none is ccstate's
     for run in (without, with_):
         breaks = prefix_breaks(run.bodies)

@@ -62,3 +62,21 @@ def test_blocks_and_output_tokens() -> None:
     assert [b[0].split(":")[0] for b in blocks] == ["system", "user"]
     reply = Reply(("done", ToolCall("Read", {"file_path": "/x"}, "t1")))
     assert output_tokens(reply) >= 3
+
+
+def test_with_a_clock_a_prefix_expires_after_its_ttl_and_a_hit_renews_it() -> None:
+    now = [1000.0]
+    sim = CacheSim(clock=lambda: now[0])
+    written = sim.prompt_usage(body(user(BIG, cached=True)))["cache_creation_input_tokens"]
+    now[0] += 299
+    assert sim.prompt_usage(body(user(BIG, cached=True)))["cache_read_input_tokens"] == written
+    now[0] += 299  # 598 s after the write, 299 after the hit that renewed it
+    assert sim.prompt_usage(body(user(BIG, cached=True)))["cache_read_input_tokens"] == written
+    now[0] += 301
+    expired = sim.prompt_usage(body(user(BIG, cached=True)))
+    assert expired["cache_read_input_tokens"] == 0
+    assert expired["cache_creation_input_tokens"] == written
+    hour = sim.prompt_usage(body(user(BIG + "y", cached=True, ttl="1h")))
+    now[0] += 3000
+    again = sim.prompt_usage(body(user(BIG + "y", cached=True, ttl="1h")))
+    assert again["cache_read_input_tokens"] == hour["cache_creation_input_tokens"]

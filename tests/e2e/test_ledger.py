@@ -70,13 +70,18 @@ def test_identical_rereads_get_notices_and_the_escape_hatch_serves_full(
     assert wrong_views(views, {str(big): lines(BIG)}) == []
 
 
-def test_edit_then_read_shows_the_edit(claude, fake_api, big: Path) -> None:
-    old = "def handler_060(request, *, timeout=30):  # serves route 60, see docs\n"
-    new = old + "    return cached(request)  # ADDED BY EDIT\n"
+EDIT_OLD = "def handler_060(request, *, timeout=30):  # serves route 60, see docs\n"
+EDIT_NEW = EDIT_OLD + "    return cached(request)  # ADDED BY EDIT\n"
+
+
+def test_edit_then_read_gets_the_notice_naming_the_edit(claude, fake_api, big: Path) -> None:
+    """#24: after an Edit of a file it read, the context holds the edited text."""
     fake_api.set_script(
         [
             tool_use("Read", {"file_path": str(big)}),
-            tool_use("Edit", {"file_path": str(big), "old_string": old, "new_string": new}),
+            tool_use(
+                "Edit", {"file_path": str(big), "old_string": EDIT_OLD, "new_string": EDIT_NEW}
+            ),
             tool_use("Read", {"file_path": str(big)}),
             text("done"),
         ]
@@ -84,10 +89,77 @@ def test_edit_then_read_shows_the_edit(claude, fake_api, big: Path) -> None:
     claude("edit big.py", plugin_dir=REPO)
     assert "ADDED BY EDIT" in big.read_text()
     views = last_views(fake_api)
-    assert kinds(views) == ["full", "diff"]
-    assert "+    return cached(request)  # ADDED BY EDIT" in views[1].note.split("\n")
-    assert "@@ -58,6 +58,7 @@" in views[1].note
+    assert kinds(views) == ["full", "identical"]
+    assert f"{big} lines 1-122 of 122: unchanged since your Edit #1 (sha256 " in views[1].text
+    assert "so the text you have (what you read, with your edits applied) is current" in (
+        views[1].text
+    )
     assert wrong_views(views[1:], {str(big): lines(big.read_text())}) == []
+
+
+def test_edit_then_read_after_something_else_rewrote_the_file_is_full(
+    claude, fake_api, big: Path
+) -> None:
+    rewrite = f"python3 -c \"open('{big}', 'w').write('regenerated = True\\n' * 90)\""
+    fake_api.set_script(
+        [
+            tool_use("Read", {"file_path": str(big)}),
+            tool_use(
+                "Edit", {"file_path": str(big), "old_string": EDIT_OLD, "new_string": EDIT_NEW}
+            ),
+            tool_use("Bash", {"command": rewrite}),
+            tool_use("Read", {"file_path": str(big)}),
+            text("done"),
+        ]
+    )
+    claude("edit big.py", extra_args=["--allowedTools", "Read Edit Bash"], plugin_dir=REPO)
+    assert big.read_text() == "regenerated = True\n" * 90
+    views = last_views(fake_api)
+    assert kinds(views) == ["full", "full"]
+    assert views[1].text.startswith("1\tregenerated = True\n2\tregenerated = True")
+    assert wrong_views(views[1:], {str(big): lines(big.read_text())}) == []
+
+
+def test_edit_then_a_one_line_change_by_something_else_shows_that_line(
+    claude, fake_api, big: Path
+) -> None:
+    fake_api.set_script(
+        [
+            tool_use("Read", {"file_path": str(big)}),
+            tool_use(
+                "Edit", {"file_path": str(big), "old_string": EDIT_OLD, "new_string": EDIT_NEW}
+            ),
+            tool_use("Bash", {"command": f"sed -i 's/route 90,/route NINETY,/' {big}"}),
+            tool_use("Read", {"file_path": str(big)}),
+            text("done"),
+        ]
+    )
+    claude("edit big.py", extra_args=["--allowedTools", "Read Edit Bash"], plugin_dir=REPO)
+    views = last_views(fake_api)
+    assert kinds(views) == ["full", "unseen"]
+    assert views[1].text == "91\t" + lines(big.read_text())[90]  # the edit added line 61
+    assert "Omitted: lines 1-90 and lines 92-122, unchanged since your Edit #1" in views[1].note
+    assert wrong_views(views[1:], {str(big): lines(big.read_text())}) == []
+
+
+def test_write_then_read_gets_the_notice(claude, fake_api, project: Path) -> None:
+    target = project / "written.py"
+    fake_api.set_script(
+        [
+            tool_use("Write", {"file_path": str(target), "content": BIG}),
+            tool_use("Read", {"file_path": str(target)}),
+            text("done"),
+        ]
+    )
+    claude("write written.py", plugin_dir=REPO)
+    assert target.read_text() == BIG
+    views = last_views(fake_api)
+    assert kinds(views) == ["identical"]
+    assert views[0].text.startswith(
+        f"{NOTICE}{target} lines 1-121 of 121: unchanged since your Write #1 (sha256 "
+    )
+    assert "so the text you wrote is current" in views[0].text
+    assert wrong_views(views, {str(target): lines(BIG)}) == []
 
 
 def test_sed_i_then_read_shows_the_change(claude, fake_api, big: Path) -> None:

@@ -228,7 +228,7 @@ NOTES = "".join(
 )
 
 
-def test_cat_twice_gets_a_notice_and_after_an_edit_the_new_text(
+def test_cat_twice_gets_a_notice_and_after_an_edit_a_notice_naming_it(
     claude, fake_api, project: Path
 ) -> None:
     notes = project / "notes.py"
@@ -254,10 +254,14 @@ def test_cat_twice_gets_a_notice_and_after_an_edit_the_new_text(
     assert first == NOTES.rstrip()
     assert second.startswith(f"[ccstate: not file content] {notes} lines 1-41 of 41: unchanged")
     assert "since your shell read #1 " in second and second.endswith("run the same command again.")
-    assert after_edit == notes.read_text().rstrip() and "def seven():" in after_edit
-    assert read.startswith("0\t[ccstate: not file content]")  # the Read: answered from the cat
-    assert "since your shell read #3 " in read
+    # the context holds the text its Edit left (#24): what cat prints of it is that text
+    assert "def seven():" in notes.read_text()
+    assert after_edit.startswith(f"[ccstate: not file content] {notes} lines 1-41 of 41: ")
+    assert "unchanged since your Edit #1 " in after_edit
+    # the same file and range right after a notice: the escape hatch serves it in full
+    assert read.startswith("1\tdef note_00():") and "def seven():" in read
     assert window.startswith("[ccstate: not file content]") and "lines 3-30 of 41" in window
+    assert "since your Read #1 " in window
 
 
 # --------------------------------------------------------------------------- MCP and WebFetch

@@ -194,7 +194,8 @@ def test_the_installed_plugin_is_the_source_and_nothing_else(
     # used on this very repository, and the wiring `bash install.sh` writes into the clone
     # (README, #23). Nothing the suite builds.
     assert plugin_copy_leftovers(copied & ignored_files(REPO), REPO) == set()
-    assert size < 3_000_000
+    # the tracked tree is ~3.2 MB (2026-12-02); a venv (100+ MB) or the caches would be far over
+    assert size < 4_000_000
     # For a directory marketplace the hooks run from the folder itself, not from the copy.
     assert Path(entry["readFromFolder"]).resolve() == REPO
 

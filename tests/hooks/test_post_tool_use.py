@@ -530,3 +530,44 @@ def test_the_blob_store_holds_its_cap_on_disk_throughout_a_session(git_project: 
     assert cap * 0.5 < peak <= cap
     recorded = (git_project / ".ccstate" / "ledger" / "blobs.size").read_text().split()
     assert int(recorded[2]) == _blob_store_bytes(git_project)  # the size ledger is exact
+
+
+# Claude Code's own read dedupe (#23): 2.1.91 answered a repeated Read itself; the PostToolUse
+# payload then carries no file text, only {"type": "file_unchanged", "file": {"filePath"}}.
+
+
+def test_claude_codes_file_unchanged_answer_is_never_a_delivery(git_project: Path) -> None:
+    target, payload = _body_file(git_project)
+    assert run_hook("PostToolUse", payload, cwd=git_project)[:3] == (0, None, "")  # Read #1
+    stub = dict(payload, tool_use_id="toolu_stub")
+    stub["tool_response"] = {"type": "file_unchanged", "file": {"filePath": str(target)}}
+    assert run_hook("PostToolUse", stub, cwd=git_project) == (0, None, "", "")
+    beat = heartbeat(git_project)["detail"]
+    assert (beat["response_type"], beat["ledger"]) == ("file_unchanged", "full")
+    assert beat["ledger_reason"] == "not a text read (file_unchanged)"
+    state = json.loads(
+        (git_project / ".ccstate/ledger/11111111-2222-3333-4444-555555555555/main.json").read_text()
+    )
+    assert [s[3] for s in state["paths"][str(target)]] == [1]  # only Read #1 delivered text
+    assert state["stats"]["saved_chars"] == 0 and state["history"][-1]["n"] == 2
+    # the text the context holds is still Read #1's: a later Read is answered from it
+    payload["tool_use_id"] = "toolu_003"
+    out = run_hook("PostToolUse", payload, cwd=git_project)[1]
+    assert out is not None
+    notice = out["hookSpecificOutput"]["updatedToolOutput"]["file"]["content"]
+    assert "unchanged since your Read #1 " in notice
+
+
+def test_a_stub_after_a_notice_is_not_answered_or_counted(git_project: Path) -> None:
+    target, payload = _body_file(git_project)
+    run_hook("PostToolUse", payload, cwd=git_project)
+    payload["tool_use_id"] = "toolu_002"
+    assert run_hook("PostToolUse", payload, cwd=git_project)[1] is not None  # the notice
+    stub = dict(payload, tool_use_id="toolu_stub")
+    stub["tool_response"] = {"type": "file_unchanged", "file": {"filePath": str(target)}}
+    assert run_hook("PostToolUse", stub, cwd=git_project)[:3] == (0, None, "")
+    state = json.loads(
+        (git_project / ".ccstate/ledger/11111111-2222-3333-4444-555555555555/main.json").read_text()
+    )
+    assert state["pending"] is None  # the escape hatch is for the model's own repeat
+    assert state["stats"]["identical"] == 1 and state["stats"]["full"] == 2

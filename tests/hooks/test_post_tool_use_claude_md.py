@@ -122,16 +122,21 @@ def test_existing_imports_are_not_blamed_on_an_unrelated_edit(git_project: Path)
 
 def test_other_edits_bail_out_before_loading_the_lint(git_project: Path) -> None:
     argv = [sys.executable, "-X", "importtime", "-m", "ccstate.hooks", "PostToolUse"]
-    for name in ("app.py", "notes.md", "docs/CLAUDE.md.bak"):
-        path = git_project / name
-        payload = edit_payload(git_project, path, "a", "b")
-        code, _parsed, raw, err = run_hook(
-            "PostToolUse", payload, cwd=git_project, env=hook_env(), argv=argv
-        )
-        assert (code, raw) == (0, "")
-        assert "ccstate.instructions" not in err
-        # decided from the payload alone (#14): no state dir, config cache or heartbeat
-        assert not (git_project / ".ccstate").exists()
+    for dedupe in ("0", "1"):
+        for name in ("app.py", "notes.md", "docs/CLAUDE.md.bak"):
+            payload = edit_payload(git_project, git_project / name, "a", "b")
+            code, _parsed, raw, err = run_hook(
+                "PostToolUse",
+                payload,
+                cwd=git_project,
+                env=hook_env(CCSTATE_DEDUPE=dedupe),
+                argv=argv,
+            )
+            assert (code, raw) == (0, "")
+            assert "ccstate.instructions" not in err
+            # with the ledger off, decided from the payload alone (#14): no state dir,
+            # config cache or heartbeat; with it on, the ledger records the edit (#24)
+            assert (git_project / ".ccstate").exists() == (dedupe == "1")
 
 
 def test_notebook_edit_and_missing_file_path_are_ignored(git_project: Path) -> None:

@@ -17,7 +17,7 @@ from helpers import REPO, hook_env, make_payload, read_payload, run_hook
 
 # Keys Claude Code 2.1.328 accepts at the top level of a hook's JSON output.
 ALLOWED_TOP = {"continue", "stopReason", "suppressOutput", "systemMessage", "hookSpecificOutput"}
-HOT = ("PostToolUse",)
+HOT = ("PostToolUse", "PreModelSwitch")
 BANNED = ("click", "rich", "git", "tiktoken", "yaml", "filelock")
 # Standard-library modules that cost a hot hook a large share of its budget
 # (python -X importtime; docs/BENCHMARKS.md): use os.path, plain classes, os.open.
@@ -35,6 +35,18 @@ def sample_payload(event: str, project: Path) -> dict:
     extra["PreCompact"] = {"trigger": "manual", "custom_instructions": None}
     extra["PostCompact"] = {"trigger": "manual", "compact_summary": "<summary>s</summary>"}
     extra["UserPromptSubmit"] = {"prompt": "go on"}
+    extra["PreModelSwitch"] = {
+        "prompt_id": "p-1",
+        "from_model": "claude-opus-5-5",
+        "to_model": "claude-sonnet-5-5",
+        "requested_model": "sonnet",
+        "source": "command",
+        "context_tokens": 217_000,
+        "prompt_cache_warm": True,
+        "cache_ttl": "5m",
+        "estimated_cache_write_usd": 0.54,
+        "pricing": "catalog",
+    }
     return make_payload(event, project, **extra[event])
 
 
@@ -147,7 +159,36 @@ def _edit_payload(project: Path) -> dict:
     )
 
 
-@pytest.mark.parametrize("kind", ["Read", "Edit of a .py file", "Bash ls"])
+def _glob_payload(project: Path) -> dict:
+    names = [str(project / f"src/m{i}.py") for i in range(10)]
+    response = {"filenames": names, "durationMs": 3, "numFiles": 10, "truncated": False}
+    return make_payload(
+        "PostToolUse",
+        project,
+        tool_name="Glob",
+        tool_input={"pattern": "src/*.py"},
+        tool_response=response,
+    )
+
+
+def _write_payload(project: Path) -> dict:
+    path = project / "new.py"
+    path.write_text("x = 1\n")
+    write = {"file_path": str(path), "content": "x = 1\n"}
+    response = {"type": "create", "filePath": str(path), "content": "x = 1\n", "originalFile": None}
+    return make_payload(
+        "PostToolUse", project, tool_name="Write", tool_input=write, tool_response=response
+    )
+
+
+# Decided from the payload alone (#14). A Glob of ten long paths (over the least
+# `outputs.min_chars`) loads the config to compare with it, but imports no more.
+NOTHING_TO_DO = ("Bash ls",)
+
+
+@pytest.mark.parametrize(
+    "kind", ["Read", "Edit of a .py file", "Write of a .py file", "Glob of ten files", "Bash ls"]
+)
 def test_hot_hooks_import_only_the_standard_library(
     kind: str, git_project: Path, interpreter_baseline: set[str]
 ) -> None:
@@ -158,7 +199,9 @@ def test_hot_hooks_import_only_the_standard_library(
     payloads = {
         "Read": sample_payload("PostToolUse", git_project),
         "Edit of a .py file": _edit_payload(git_project),
+        "Write of a .py file": _write_payload(git_project),
         "Bash ls": _bash_payload(git_project, "ls", "app.py\nREADME.md\n"),
+        "Glob of ten files": _glob_payload(git_project),
     }
     code, _, _, err = run_hook("PostToolUse", payloads[kind], cwd=git_project, argv=argv)
     assert code == 0
@@ -168,9 +211,45 @@ def test_hot_hooks_import_only_the_standard_library(
     slow = imported & {*SLOW_STDLIB, *LEAN}
     assert not slow, f"hot hook imports {slow}: each costs milliseconds on every tool call"
     modules = {line.split("|")[-1].strip() for line in err.splitlines() if "|" in line}
-    if kind != "Read":  # nothing to do: no config, state, ledger or heartbeat (#14)
+    if kind in NOTHING_TO_DO:  # no config, state, ledger or heartbeat (#14)
         assert not {"ccstate.ledger.store", "ccstate.outputs.core"} & modules
         assert not (git_project / ".ccstate" / "heartbeat" / "PostToolUse.json").exists()
+
+
+def test_model_switch_hook_imports_only_the_lean_standard_library(
+    git_project: Path, interpreter_baseline: set[str]
+) -> None:
+    argv = [sys.executable, "-X", "importtime", "-m", "ccstate.hooks", "PreModelSwitch"]
+    payload = sample_payload("PreModelSwitch", git_project)
+    code, parsed, _, err = run_hook("PreModelSwitch", payload, cwd=git_project, argv=argv)
+    assert code == 0 and "systemMessage" in parsed  # the warning path ran
+    imported = _imported(err) - interpreter_baseline
+    assert "ccstate" in imported
+    assert imported.isdisjoint(BANNED), imported & set(BANNED)
+    slow = imported & {*SLOW_STDLIB, *LEAN}
+    assert not slow, f"PreModelSwitch imports {slow}"
+
+
+def test_status_line_imports_only_the_lean_standard_library(
+    git_project: Path, interpreter_baseline: set[str]
+) -> None:
+    """It runs after every assistant message (#25): no json, re, pathlib, argparse..."""
+    payload = {
+        "session_id": "s",
+        "cwd": str(git_project),
+        "transcript_path": str(git_project / "t.jsonl"),
+        "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"},
+        "context_window": {"used_percentage": 3, "total_input_tokens": 30_000},
+        "prompt_cache": {"warm": False, "caching_observed": True, "expires_at": 1, "ttl": "5m"},
+    }
+    (git_project / ".ccstate.yaml").write_text("moments:\n  statusline:\n    enabled: true\n")
+    run_hook("SessionStart", sample_payload("SessionStart", git_project), cwd=git_project)
+    argv = [sys.executable, "-X", "importtime", "-m", "ccstate.moments.statusline"]
+    code, _, out, err = run_hook("", payload, cwd=git_project, argv=argv)
+    assert code == 0 and out.startswith("cache cold")
+    imported = _imported(err) - interpreter_baseline
+    assert "ccstate" in imported
+    assert imported.isdisjoint({*BANNED, *SLOW_STDLIB, *LEAN, "argparse", "datetime"}), imported
 
 
 def test_a_retired_event_exits_at_once(git_project: Path) -> None:

@@ -66,3 +66,62 @@ def test_startup_prunes_the_digests_originals_to_their_cap(git_project: Path) ->
     start = make_payload("SessionStart", git_project, source="startup")
     assert run_hook("SessionStart", start, cwd=git_project)[0] == 0
     assert sorted(p.name for p in out.iterdir()) == [f"{2:016x}.txt"]  # the newest fits
+
+
+RESUME = {
+    "source": "resume",
+    "seconds_since_last_response": 2820,
+    "context_tokens": 217_000,
+    "prompt_cache_likely_expired": True,
+    "estimated_cache_write_usd": 1.085,
+}
+
+
+def _resumed_transcript(project: Path) -> Path:
+    import json
+
+    path = project / "transcript.jsonl"
+    usage = {"input_tokens": 4, "cache_creation_input_tokens": 15_000, "cache_read_input_tokens": 0}
+    record = {
+        "type": "assistant",
+        "timestamp": "2026-12-01T10:00:00.000Z",
+        "message": {"model": "claude-opus-5-5", "usage": usage},
+    }
+    path.write_text(json.dumps(record) + "\n")
+    return path
+
+
+def test_resume_on_an_expired_cache_warns_the_user_and_not_the_model(git_project: Path) -> None:
+    _resumed_transcript(git_project)
+    payload = make_payload("SessionStart", git_project, **RESUME)
+    code, parsed, _, err = run_hook("SessionStart", payload, cwd=git_project)
+    assert (code, err) == (0, "")
+    message = parsed["systemMessage"]
+    assert message.startswith("ccstate: resumed after 47m idle, past the 5m prompt-cache TTL")
+    assert "re-writes ~217k tokens ≈ $1.08" in message and "/compact first" in message
+    warned = parsed["hookSpecificOutput"]["additionalContext"]
+    assert "resumed after" not in warned and "$" not in warned
+    # the model's capsule is byte-identical to the one without the warning
+    (git_project / ".ccstate.yaml").write_text("moments:\n  resume:\n    enabled: false\n")
+    quiet = run_hook("SessionStart", payload, cwd=git_project)[1]
+    assert "systemMessage" not in quiet
+    assert quiet["hookSpecificOutput"]["additionalContext"] == warned
+
+
+def test_resume_stays_quiet_when_warm_cheap_or_a_plain_start(git_project: Path) -> None:
+    _resumed_transcript(git_project)
+    for fields in (
+        {**RESUME, "prompt_cache_likely_expired": False},
+        {**RESUME, "context_tokens": 3_000},
+        {**RESUME, "source": "startup"},
+    ):
+        parsed = run_hook(
+            "SessionStart", make_payload("SessionStart", git_project, **fields), cwd=git_project
+        )[1]
+        assert "systemMessage" not in parsed, fields
+    fork = run_hook(
+        "SessionStart",
+        make_payload("SessionStart", git_project, **{**RESUME, "source": "fork"}),
+        cwd=git_project,
+    )[1]
+    assert "resumed after 47m idle" in fork["systemMessage"]

@@ -148,3 +148,78 @@ def test_unquoted_commands_split_as_shlex_would(verb: str, rest: str) -> None:
         operands = operands[1:] if words[0].endswith("sed") else operands
         want += [composition._resolve(w, "/p") for w in operands if not w.startswith(("<", ">"))]
     assert composition.printed_paths(command, "/p") == want
+
+
+# --------------------------------------------------------------------------- as applied (#24, #23)
+
+FULL = "\n".join(f"{i}\tline {i}" for i in range(1, 101))
+UNSEEN_NOTE = (
+    "[ccstate] /p/a.py: this Read result shows only lines 50-50 of the 1-100 you asked for. "
+    "Omitted: lines 1-49 and lines 51-100"
+)
+
+
+def test_a_note_whose_read_was_not_cut_keeps_nothing_out() -> None:
+    # Claude Code rejected the hook's updatedToolOutput (schema_invalid) and kept the full
+    # Read, but the note in additionalContext still came: its cost counts, no saving does
+    t = _tracker()
+    read = {"file_path": "/p/a.py"}
+    t.tool_result("main", "Read", read, FULL, False, "/p")
+    t.tool_result("main", "Read", read, FULL.replace("line 50", "line 50 changed"), False, "/p")
+    t.note("main", UNSEEN_NOTE)
+    comp = t.finish()
+    assert (comp.notes, comp.saved_chars, comp.partial_reads) == (1, 0, 0)
+    assert comp.read_count["changed"] == 1 and comp.read_count["ccstate"] == 0
+
+
+def test_a_note_naming_other_lines_than_the_read_shows_keeps_nothing_out() -> None:
+    t = _tracker()
+    read = {"file_path": "/p/a.py"}
+    t.tool_result("main", "Read", read, FULL, False, "/p")
+    t.tool_result("main", "Read", read, "49\tline 49\n50\tline 50 changed", False, "/p")
+    t.note("main", UNSEEN_NOTE)
+    assert t.finish().saved_chars == 0
+
+
+def test_a_notice_after_the_contexts_own_write_counts_the_written_file() -> None:
+    t = _tracker()
+    content = "".join(f"row {i}\n" for i in range(1, 20))  # 20 lines with the last empty one
+    t.tool_result("main", "Write", {"file_path": "/p/w.py", "content": content}, "ok", False, "/p")
+    notice = (
+        "0\t[ccstate: not file content] /p/w.py lines 1-20 of 20: unchanged since your Write #1"
+    )
+    t.tool_result("main", "Read", {"file_path": "/p/w.py"}, notice, False, "/p")
+    comp = t.finish()
+    as_read = "\n".join(f"{n}\t{line}" for n, line in enumerate(content.split("\n"), 1))
+    assert comp.notices == 1 and comp.saved_chars == len(as_read) - len(notice)
+
+
+def test_a_notice_after_an_edit_counts_the_edited_file() -> None:
+    t = _tracker()
+    read = {"file_path": "/p/a.py"}
+    t.tool_result("main", "Read", read, FULL, False, "/p")
+    edit = {"file_path": "/p/a.py", "old_string": "line 7", "new_string": "line seven\nextra"}
+    t.tool_result("main", "Edit", edit, "The file /p/a.py has been updated.", False, "/p")
+    notice = "0\t[ccstate: not file content] /p/a.py lines 1-101 of 101: unchanged since your Edit"
+    t.tool_result("main", "Read", read, notice, False, "/p")
+    edited = FULL.replace("\tline 7\n", "\tline seven\nextra\n").split("\n")
+    as_read = "\n".join(f"{n}\t{row.split(chr(9))[-1]}" for n, row in enumerate(edited, 1))
+    assert t.finish().saved_chars == len(as_read) - len(notice)
+
+
+def test_claude_codes_own_stub_is_its_saving_not_ccstates() -> None:
+    t = _tracker()
+    read = {"file_path": "/p/a.py"}
+    t.tool_result("main", "Read", read, FULL, False, "/p")
+    stub = (
+        "File unchanged since last read. The content from the earlier Read tool_result in this "
+        "conversation is still current \u2014 refer to that instead of re-reading."
+    )
+    t.tool_result("main", "Read", read, stub, False, "/p")
+    t.api_call("main")
+    t.tool_result("main", "Read", read, FULL, False, "/p")  # delivered after Read #1, not the stub
+    comp = t.finish()
+    assert comp.read_count["claude_code"] == 1 and comp.read_count["identical"] == 1
+    assert (comp.cc_stubs, comp.cc_saved_chars) == (1, len(FULL) - len(stub))
+    assert comp.cc_saved_char_calls == len(FULL) - len(stub)
+    assert (comp.saved_chars, comp.notices) == (0, 0)

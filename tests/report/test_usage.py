@@ -417,3 +417,75 @@ def test_tables_print_brackets_in_paths_and_models_as_they_are(tmp_path: Path) -
     assert (code, err) == (0, "")
     assert path in out  # the re-read table
     assert "claude-opus-4-6[1m]" in out  # the model table
+
+
+# --------------------------------------------------------------------------- as applied (#24, #23)
+
+
+def _records(*results: tuple[str, dict, str, object]) -> list[dict]:
+    """An assistant call and its tool result per (tool, input, shown text, toolUseResult),
+    as 2.1.x records them, then one closing call."""
+    out: list[dict] = []
+    for n, (tool, tool_input, shown, extra) in enumerate(results):
+        use = {"type": "tool_use", "id": f"t{n}", "name": tool, "input": tool_input}
+        out.append(
+            {"type": "assistant", "sessionId": "s", "uuid": f"a{n}",
+             "message": {"id": f"m{n}", "model": "claude-sonnet-4-5", "content": [use],
+                         "usage": {"input_tokens": 10, "output_tokens": 5}}}
+        )  # fmt: skip
+        block = {"type": "tool_result", "tool_use_id": f"t{n}", "content": shown}
+        out.append(
+            {"type": "user", "sessionId": "s", "uuid": f"u{n}", "cwd": "/p",
+             "message": {"role": "user", "content": [block]}, "toolUseResult": extra}
+        )  # fmt: skip
+    out.append(
+        {"type": "assistant", "sessionId": "s", "uuid": "end",
+         "message": {"id": "m-end", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "text", "text": "done"}],
+                     "usage": {"input_tokens": 10, "output_tokens": 5}}}
+    )  # fmt: skip
+    return out
+
+
+BODY = "\n".join(f"{i}\tdef handler_{i}(request): return {i}" for i in range(1, 41))
+STUB = (
+    "File unchanged since last read. The content from the earlier Read tool_result in this "
+    "conversation is still current \u2014 refer to that instead of re-reading."
+)
+READ = {"file_path": "/p/a.py"}
+
+
+def test_claude_codes_file_unchanged_stub_in_a_transcript_is_its_own_saving() -> None:
+    records = _records(
+        ("Read", READ, BODY, {"type": "text", "file": {"filePath": "/p/a.py"}}),
+        ("Read", READ, STUB, {"type": "file_unchanged", "file": {"filePath": "/p/a.py"}}),
+    )
+    comp = usage.scan_records(records, path=Path("s.jsonl"), prefixes=usage.notice_prefixes())
+    assert comp.composition.read_count["claude_code"] == 1
+    kept = report.kept_out_as_applied(records)
+    assert (kept.tokens, kept.token_calls, kept.replacements) == (0, 0, 0)
+    assert comp.composition.cc_saved_chars == len(BODY) - len(STUB)
+
+
+def test_kept_out_as_applied_counts_the_notice_in_the_transcript() -> None:
+    notice = "0\t[ccstate: not file content] /p/a.py lines 1-40 of 40: unchanged since your Read #1"
+    records = _records(("Read", READ, BODY, None), ("Read", READ, notice, None))
+    kept = report.kept_out_as_applied(records)
+    saved = len(BODY) - len(notice)
+    assert kept == report.KeptOut(report.est_tokens(saved), report.est_tokens(saved), 1)
+
+
+def test_kept_out_as_applied_counts_nothing_for_a_rejected_replacement() -> None:
+    # updatedToolOutput rejected (schema_invalid): the transcript holds the original result,
+    # and only the note in additionalContext came
+    note = {
+        "type": "attachment", "sessionId": "s", "uuid": "n",
+        "attachment": {"type": "hook_additional_context", "hookName": "PostToolUse",
+                       "content": ["[ccstate] /p/a.py: this Read result shows only lines 20-20 "
+                                   "of the 1-40 you asked for. Omitted: lines 1-19 and 21-40"]},
+    }  # fmt: skip
+    changed = BODY.replace("handler_20(", "handler_twenty(")
+    records = _records(("Read", READ, BODY, None), ("Read", READ, changed, None))
+    records.insert(-1, note)
+    kept = report.kept_out_as_applied(records)
+    assert (kept.tokens, kept.replacements) == (0, 0)

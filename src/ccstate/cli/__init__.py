@@ -115,6 +115,7 @@ COMMAND_MODULES: dict[str, str] = {
     "replay": "replay_cmd",
     "report": "report_cmd",
     "split": "split_cmd",
+    "statusline": "statusline_cmd",
 }
 
 

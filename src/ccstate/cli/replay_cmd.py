@@ -31,11 +31,15 @@ def replay_cmd(
     """Run the read ledger's and the digests' decisions over transcripts: what they would save.
 
     Per transcript and in total: Reads; replacements by kind (identical, unseen range, diff);
-    characters and tokens kept out; token-turns (saved tokens x later API calls in the same
-    context and epoch); shell reads (`cat F`, `sed -n 'a,bp' F`...) and the notices their
-    repeats would get. Per tool and in total: what digests of bulky Bash, Grep, Glob,
-    WebFetch and MCP results keep out. Two safety checks: every replacement relies only on
-    text its context received in the current epoch, and every failure line of a digested
+    the context's own Writes and Edits after which the ledger holds the file; characters and
+    tokens kept out; token-turns (saved tokens x later API calls in the same context and
+    epoch); shell reads (`cat F`, `sed -n 'a,bp' F`...) and the notices their repeats would
+    get; where the replaced text came from (Reads, or the context's own writes); Claude
+    Code's own "file unchanged" answers (its saving, not ccstate's). Per tool and in total:
+    what digests of bulky Bash, Grep, Glob, WebFetch and MCP results keep out. Then the share
+    of all tool-result token-turns ccstate keeps out (every result's tokens x the later calls
+    of its context and epoch). Two safety checks: every replacement relies only on text its
+    context received or wrote in the current epoch, and every failure line of a digested
     output is in its digest. Uses the project's dedupe.* and outputs.* settings (the
     `enabled` switches aside). A directory stands for the *.jsonl files under it; big inputs
     are replayed by a process per CPU (files are independent walks). Exits 1 when a safety
@@ -56,17 +60,24 @@ def replay_cmd(
     tally = outputs_replay.DigestTally(digest_opts)
     reports, total = replay.replay(transcripts, opts, tally, jobs)
     digests = tally.totals
+    kept, share = replay.kept_out_share(total, digests.total.token_turns_saved)
     if as_json:
         echo_json(
             {
                 "files": [{"path": str(r.path), **r.totals.as_json()} for r in reports],
                 "total": total.as_json(),
                 "digests": digests.as_json(),
+                "kept_out": {
+                    "token_turns": kept,
+                    "result_token_turns": total.result_token_turns,
+                    "share": round(share, 6),
+                },
             }
         )
     else:
         _render(reports, total)
         _render_digests(total, digests)
+        _render_share(total, digests, kept, share)
     sys.exit(1 if total.violations or digests.lost else 0)
 
 
@@ -76,6 +87,7 @@ COLUMNS = (
     "unseen",
     "diff",
     "shell",
+    "held",  # the writes after which the ledger holds the file, of all writes
     "chars",
     "tokens",
     "token-turns",
@@ -106,11 +118,33 @@ def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
         f"{total.chars_saved:,} of {total.read_chars:,} Read characters kept out ({share:.1%}); "
         f"tokens: {unit}."
     )
+    console.print(_sources_line(total))
+    cc = total.cc_dedupe
+    console.print(
+        f'Claude Code\'s own read dedupe: {cc:,} "file unchanged" answer'
+        f"{'' if cc == 1 else 's'} to repeated Reads, {total.cc_dedupe_tokens:,} tokens and "
+        f"{total.cc_dedupe_token_turns:,} token-turns kept out by Claude Code (not counted as "
+        "ccstate's)."
+    )
     _print_check(
         console,
         "safety check",
         total.violations,
-        "every replacement relies only on text its context received in the current epoch.",
+        "every replacement relies only on text its context received or wrote in the current epoch.",
+    )
+
+
+def _sources_line(total: replay.Totals) -> str:
+    """Where the replaced text came from: Reads, or the context's own writes (#24)."""
+    parts = []
+    for source, (count, saved, turns) in total.by_source.items():
+        if source == "Read" or count:
+            what = "Reads (and shell reads)" if source == "Read" else f"its own {source}s"
+            parts.append(f"{what} {count:,} ({saved:,} tokens, {turns:,} token-turns)")
+    held = ", ".join(f"{total.writes_held[t]:,} of {total.writes[t]:,} {t}s" for t in total.writes)
+    return (
+        f"Replacements by where their text came from: {'; '.join(parts)}. The ledger held the "
+        f"file after {held}."
     )
 
 
@@ -121,6 +155,7 @@ def _cells(t: replay.Totals) -> list[str]:
         f"{t.replaced['unseen']:,}",
         f"{t.replaced['diff']:,}",
         f"{t.shell_notices:,}",
+        f"{sum(t.writes_held.values()):,}/{sum(t.writes.values()):,}",
         f"{t.chars_saved:,}",
         f"{t.tokens_saved:,}",
         f"{t.token_turns_saved:,}",
@@ -160,6 +195,21 @@ def _render_digests(total: replay.Totals, digests: outputs_replay.DigestTotals) 
         digests.lost,
         f"all {digests.failure_lines:,} failure and error lines of the digested outputs are in "
         "their digests.",
+    )
+
+
+def _render_share(
+    total: replay.Totals, digests: outputs_replay.DigestTotals, kept: int, share: float
+) -> None:
+    from ccstate.cli import tables
+
+    console = tables.make_console()
+    console.print(
+        f"[bold]ccstate keeps out {share:.1%} of all tool-result token-turns[/]: {kept:,} of "
+        f"{total.result_token_turns:,} (read ledger {total.token_turns_saved:,}, shell-read "
+        f"notices {total.shell_token_turns_saved:,}, digests "
+        f"{digests.total.token_turns_saved:,}; every tool result's tokens x the later API calls "
+        "of its context and epoch)."
     )
 
 

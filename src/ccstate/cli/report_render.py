@@ -348,6 +348,15 @@ def _ccstate_table(scope: Scope) -> Table:
     )
     table.add_section()
     table.add_row("net", "", "", "", _usd(f["net_usd"]), style="bold")
+    if f["claude_code_stubs"]:  # #23: Claude Code's own saving, shown apart, never ccstate's
+        table.add_section()
+        table.add_row(
+            "Claude Code's own read dedupe (not ccstate)",
+            f"{f['claude_code_stubs']:,}",
+            f"{f['claude_code_saved_tokens']:,}",
+            f"{f['claude_code_saved_token_calls']:,}",
+            "",
+        )
     return table
 
 

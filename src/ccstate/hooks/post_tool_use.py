@@ -1,5 +1,6 @@
-"""PostToolUse: Read goes to the read ledger (#3); edits of instruction files to the lint (#6);
-a shell read of one file (`cat F`, `sed -n 'a,bp' F`) to the ledger too, and any other bulky
+"""PostToolUse: Read goes to the read ledger (#3), and so do the context's own Writes and Edits
+(what it holds of the file after them, #24); edits of instruction files to the lint (#6); a
+shell read of one file (`cat F`, `sed -n 'a,bp' F`) to the ledger too, and any other bulky
 Bash, Grep, Glob, WebFetch or MCP result gets a digest (#15, docs/OUTPUTS.md)."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from ccstate.ledger.records import Decision, Options, ReadEvent
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+WRITE_TOOLS = frozenset({"Edit", "MultiEdit", "Write"})  # what the ledger models (ledger/writes.py)
 OUTPUT_TOOLS = frozenset({"Grep", "Glob", "WebFetch"})  # and every mcp__ tool
 _INSTRUCTION_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
 
@@ -25,14 +27,17 @@ _INSTRUCTION_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
 def has_work(inp: HookInput, environ: Mapping[str, str]) -> bool:
     """False when this call certainly needs nothing from ccstate, decided from the payload and
     the environment alone, before the config, the state dir or the handler's modules are
-    loaded (#14): an edit of a file that is not an instruction file, a small output that is no
-    shell read, a Read with CCSTATE_DEDUPE=0. True when `handle` has to look."""
+    loaded (#14): a NotebookEdit of a file that is not an instruction file, a small output that
+    is no shell read, a Read, Write or Edit with CCSTATE_DEDUPE=0 (but an instruction file's).
+    True when `handle` has to look."""
     from ccstate.config import is_switched_off, least
 
     name = inp.tool_name or ""
     if name == "Read":
         return not is_switched_off(environ, "CCSTATE_DEDUPE")
     if name in EDIT_TOOLS:
+        if name in WRITE_TOOLS and not is_switched_off(environ, "CCSTATE_DEDUPE"):
+            return True
         return _is_instruction_file(inp.tool_input.get("file_path"))
     if name == "Bash" and _may_be_shell_read(inp.tool_input.get("command")):
         return not is_switched_off(environ, "CCSTATE_DEDUPE")
@@ -120,23 +125,12 @@ def _answer(
     from ccstate.errors import StateError
     from ccstate.ledger import core as ledger
     from ccstate.ledger import store as ledger_store
-    from ccstate.ledger import witness
 
     what = "shell read" if read.command else "Read"
     if not _context_known(inp):
         return ledger.Decision("full", "unknown context")
-    transcript = witness.transcript_for(inp.transcript_path, inp.session_id, inp.agent_id)
     try:
-        with ledger_store.open_context(
-            env.state,
-            inp.session_id,
-            inp.agent_id,
-            now=env.now,
-            verify=True,
-            transcript=transcript,
-            pid=env.environ.get("CLAUDE_PID", ""),
-            store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
-        ) as ctx:
+        with _open_context(inp, env) as ctx:
             decision = ledger.decide(ctx.ledger, read, ctx.load, opts, ctx.kept)
             cached = ctx.ledger.files.get(read.path)
             sha, stamp = ledger_store.file_sha(read.path, cached) if not read.skip else ("", None)
@@ -153,6 +147,23 @@ def _answer(
         _log(env, f"read ledger: new epoch ({ctx.reset})")
         detail["ledger_epoch"] = ctx.reset
     return decision
+
+
+def _open_context(inp: HookInput, env: HookEnv) -> Any:
+    """This context's ledger, locked, its epoch checked by the witnesses (docs/RELIABILITY.md)."""
+    from ccstate.ledger import store as ledger_store
+    from ccstate.ledger import witness
+
+    return ledger_store.open_context(
+        env.state,
+        inp.session_id,
+        inp.agent_id,
+        now=env.now,
+        verify=True,
+        transcript=witness.transcript_for(inp.transcript_path, inp.session_id, inp.agent_id),
+        pid=env.environ.get("CLAUDE_PID", ""),
+        store_max_bytes=int(env.config.get("dedupe.store_max_mb")) << 20,
+    )
 
 
 def _on_shell_read(
@@ -268,9 +279,13 @@ def _log(env: HookEnv, line: str) -> None:
 
 
 def _on_edit(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult:
-    """CLAUDE.md lint (docs/CLAUDE-MD.md): one line when an edit breaks the budget or imports."""
+    """The read ledger records what the context holds of the file now (a Write, Edit or
+    MultiEdit, docs/LEDGER.md); the CLAUDE.md lint (docs/CLAUDE-MD.md) adds one line when an
+    edit of an instruction file breaks the budget or imports."""
+    if (inp.tool_name or "") in WRITE_TOOLS and not _off(env):
+        _on_write(inp, env, detail)
     path = inp.tool_input.get("file_path")
-    if not isinstance(path, str) or not _is_instruction_file(path):  # has_work stops them first
+    if not isinstance(path, str) or not _is_instruction_file(path):
         return HookResult.noop(**detail)
     from ccstate.instructions import edit_check as claude_md_edit
 
@@ -279,6 +294,68 @@ def _on_edit(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     )
     lint = {"file_path": path, "lint": "warned" if line else "ok"}
     return HookResult(additional_context=line or None, detail={**detail, **lint})
+
+
+def _off(env: HookEnv) -> bool:
+    from ccstate.config import is_switched_off
+
+    return is_switched_off(env.environ, "CCSTATE_DEDUPE") or not env.config.get("dedupe.enabled")
+
+
+def _on_write(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> None:
+    """The ledger after the context's own write: the whole text it holds of the file when
+    that is certain and the file on disk is exactly it, else the Reads' segments as they
+    were (docs/LEDGER.md "The context's own writes"). Outcome in `detail`."""
+    from ccstate.errors import StateError
+    from ccstate.ledger import core as ledger
+    from ccstate.ledger import writes
+
+    name = inp.tool_name or ""
+    raw = inp.tool_input.get("file_path")
+    path = ledger.normpath(raw if isinstance(raw, str) else "", inp.cwd)
+    event = writes.write_event(name, inp.tool_input, inp.tool_response, path, inp.tool_use_id or "")
+    if not path or not _context_known(inp):
+        detail.update(ledger="not recorded", ledger_reason=event.skip or "unknown context")
+        return
+    try:
+        with _open_context(inp, env) as ctx:
+            held, reason = _held_after(ctx, event)
+            sha = ledger.sha256(held) if held is not None else ""
+            ctx.ledger = writes.record_write(
+                ctx.ledger, name, path, held, reason, event.tool_use_id, sha
+            )
+            if held is not None:
+                ctx.keep(held, sha)
+    except StateError as exc:
+        _log(env, f"read ledger: {exc}; the {name} was not recorded")
+        detail.update(ledger="not recorded", ledger_reason="ledger locked")
+        return
+    for problem in ctx.problems:
+        _log(env, f"read ledger: {problem}")
+    if ctx.reset:
+        _log(env, f"read ledger: new epoch ({ctx.reset})")
+        detail["ledger_epoch"] = ctx.reset
+    detail.update(ledger="held" if held is not None else "not held", ledger_reason=reason)
+
+
+def _held_after(ctx: Any, event: Any) -> tuple[str | None, str]:
+    """(the whole text the context holds of the file after `event`, or None, and why)."""
+    from ccstate.ledger import writes
+
+    if event.skip:
+        return None, event.skip
+    before = None
+    if event.tool != "Write":
+        before = writes.held_text(ctx.ledger, event.path, event.original_lines, ctx.load)
+    held = writes.held_after(event, before)
+    if held is None and before is None:
+        return None, "the context did not hold the whole file"
+    if held is None:
+        return None, "the edit does not apply to the text the context holds"
+    on_disk, _data, _stamp = writes.disk_view(event.path)
+    if on_disk != held:
+        return None, "the file on disk is not the text the context holds"
+    return held, "the context holds the file as written"
 
 
 def describe(inp: HookInput) -> dict[str, Any]:

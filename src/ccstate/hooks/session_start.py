@@ -16,7 +16,7 @@ from ccstate.recall import status as recall_status
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     _ledger_epoch(inp, env)  # first: forgetting must not depend on anything else
     _prune_outputs(inp, env)
-    notice = _venv_notice(env)
+    notice = "\n".join(m for m in (_venv_notice(env), _resume_warning(inp, env)) if m)
     if env.config.get("handoff.enabled"):
         handoff.record_start(env.project, env.state, inp.session_id)
     if not env.config.get("capsule.enabled"):
@@ -84,6 +84,32 @@ def _ledger_section(inp: HookInput, env: HookEnv) -> list[str]:
     from ccstate.ledger import store as ledger_store
 
     return ledger_store.capsule_section(env.state, env.project, inp.session_id, inp.source)
+
+
+def _resume_warning(inp: HookInput, env: HookEnv) -> str:
+    """Resume or fork on an expired cache: what the next turn re-writes, for the user only
+    (docs/MOMENTS.md); the capsule is the same with or without it."""
+    if inp.source not in ("resume", "fork") or not env.config.get("moments.resume.enabled"):
+        return ""
+    import time
+
+    from ccstate.moments import rates, resume
+
+    found = resume.facts(inp.raw, inp.transcript_path, env.now, env.environ)
+    if found is None:
+        return ""
+    override = str(env.config.get("report.pricing"))
+    if override and not os.path.isabs(override):
+        override = os.path.join(env.project, override)
+    today = time.strftime("%Y-%m-%d", time.gmtime(env.now))
+    card = rates.card(found.model, today=today, override=override)
+    text = resume.warning(
+        found,
+        card,
+        min_usd=float(env.config.get("moments.resume.min_usd")),
+        compact_min_usd=float(env.config.get("moments.resume.compact_min_usd")),
+    )
+    return text or ""
 
 
 def _venv_notice(env: HookEnv) -> str:

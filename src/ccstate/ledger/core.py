@@ -350,7 +350,20 @@ def record(
         files=files,
         shell_reads=-read_no if read.command else ledger.shell_reads,
         meta=ledger.meta,
+        writes=ledger.writes,
+        unheld=_unheld_after_read(ledger.unheld, read, decision),
     )
+
+
+def _unheld_after_read(
+    unheld: tuple[str, ...], read: ReadEvent, decision: Decision
+) -> tuple[str, ...]:
+    """A whole file delivered in full is again what the context holds of it."""
+    if read.path not in unheld or decision.kind != "full" or read.skip:
+        return unheld
+    if read.start != 1 or read.end != read.total_lines:
+        return unheld
+    return tuple(p for p in unheld if p != read.path)
 
 
 def next_read_no(ledger: Ledger, read: ReadEvent) -> int:
@@ -361,8 +374,9 @@ def next_read_no(ledger: Ledger, read: ReadEvent) -> int:
 
 def new_epoch(ledger: Ledger, reason: str) -> Ledger:
     """Forget what the context saw (compaction, resume); history, counters and the stat cache
-    survive. A no-op when nothing was read since the epoch began (PreCompact fires 2-4 times)."""
-    if not ledger.reads and not ledger.paths:
+    survive. A no-op when nothing was read or written since the epoch began (PreCompact fires
+    2-4 times)."""
+    if not ledger.reads and not ledger.paths and not ledger.writes:
         return ledger
     stats = dict(ledger.stats)
     stats["epochs"] = stats.get("epochs", 0) + 1
@@ -378,13 +392,16 @@ def new_epoch(ledger: Ledger, reason: str) -> Ledger:
 
 def with_meta(ledger: Ledger, **meta: Any) -> Ledger:
     """The ledger with `meta` entries set (the epoch's witnesses, docs/RELIABILITY.md)."""
-    return _with(ledger, meta={**ledger.meta, **meta})
+    return updated(ledger, meta={**ledger.meta, **meta})
 
 
-def _with(ledger: Ledger, **changes: Any) -> Ledger:
+def updated(ledger: Ledger, **changes: Any) -> Ledger:
     """A copy of `ledger` with some fields replaced (records are values)."""
     fields = {name: getattr(ledger, name) for name in Ledger.__slots__}
     return Ledger(**{**fields, **changes})
+
+
+REPLACED_KINDS = ("identical", "unseen", "diff")
 
 
 def replaced_paths(ledger: Ledger, epoch: int) -> list[str]:
@@ -393,7 +410,7 @@ def replaced_paths(ledger: Ledger, epoch: int) -> list[str]:
         {
             str(h.get("path"))
             for h in ledger.history
-            if h.get("epoch") == epoch and h.get("kind") != "full"
+            if h.get("epoch") == epoch and h.get("kind") in REPLACED_KINDS
         }
     )
 

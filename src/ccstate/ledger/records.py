@@ -12,6 +12,26 @@ if TYPE_CHECKING:
 
     Kind = Literal["full", "identical", "unseen", "diff"]
 
+# What a segment or claim was delivered by: a Read (#n > 0), a shell read (-n) or one of the
+# context's own writes, numbered per tool from WRITE_BASE times the tool's place in
+# WRITE_TOOLS (Write #2 is 1 * WRITE_BASE + 2, Edit #1 is 2 * WRITE_BASE + 1): each number is
+# what the model would count itself.
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit")
+WRITE_BASE = 1 << 40
+
+
+def write_no(tool: str, n: int) -> int:
+    """The number a segment delivered by the context's n-th `tool` call (a write) carries."""
+    return (WRITE_TOOLS.index(tool) + 1) * WRITE_BASE + n
+
+
+def written_by(no: int) -> tuple[str, int] | None:
+    """(tool, n) of a write's number; None for a Read's or a shell read's."""
+    if no < WRITE_BASE:
+        return None
+    place, n = divmod(no, WRITE_BASE)
+    return (WRITE_TOOLS[place - 1], n) if place <= len(WRITE_TOOLS) else None
+
 
 class _Record:
     """A small immutable-by-convention record: equality and repr from `__slots__`."""
@@ -198,7 +218,8 @@ class Ledger(_Record):
     {"stamp": [mtime_ns, size, inode], "sha": file sha256}, so an unchanged file is not hashed
     again. `meta` holds what proves the epoch is still current (docs/RELIABILITY.md): the
     session `generation` it was built under, the transcript position checked (`witness`), the
-    time of its last event (`last_seen`) and the Claude Code process (`pid`)."""
+    time of its last event (`last_seen`) and the Claude Code process (`pid`). `writes` counts
+    the context's own Writes, Edits and MultiEdits of the epoch, per tool (ledger/writes.py)."""
 
     __slots__ = (
         "epoch",
@@ -211,6 +232,8 @@ class Ledger(_Record):
         "reads",
         "shell_reads",
         "stats",
+        "unheld",
+        "writes",
     )
 
     def __init__(
@@ -225,6 +248,8 @@ class Ledger(_Record):
         files: Mapping[str, Mapping[str, Any]] | None = None,
         shell_reads: int = 0,
         meta: Mapping[str, Any] | None = None,
+        writes: Mapping[str, int] | None = None,
+        unheld: tuple[str, ...] = (),
     ) -> None:
         self.epoch = epoch
         self.epoch_reason = epoch_reason
@@ -236,3 +261,9 @@ class Ledger(_Record):
         self.files: Mapping[str, Mapping[str, Any]] = files if files is not None else {}
         self.shell_reads = shell_reads  # shell reads in this epoch: "shell read #n" in notices
         self.meta: Mapping[str, Any] = meta if meta is not None else {}
+        # the context's own Writes / Edits / MultiEdits in this epoch, per tool: "Edit #n"
+        self.writes: Mapping[str, int] = writes if writes is not None else {}
+        # paths the context wrote since their last whole delivery without the ledger knowing
+        # the result: their segments still say what Reads delivered, but are no base for the
+        # text after a later edit (writes.held_text)
+        self.unheld = unheld

@@ -19,70 +19,13 @@ from typing import Any, Protocol
 
 from ccstate import fanout, tokens, transcript
 from ccstate.ledger import core as ledger
-from ccstate.ledger import shell
+from ccstate.ledger import replay_writes, shell, writes
+from ccstate.ledger.records import write_no, written_by
+from ccstate.ledger.replay_totals import KINDS, SHELL_FIELDS, Totals, kept_out_share
 
-KINDS = ("identical", "unseen", "diff")
+__all__ = ["KINDS", "SHELL_FIELDS", "FileReport", "Totals", "kept_out_share", "replay"]
+
 CONTEXT_PREFIX = "PostToolUse:Read hook additional context: "  # how Claude Code shows it
-
-
-@dataclass
-class Totals:
-    reads: int = 0
-    rereads: int = 0  # Reads of a path this context already read in the epoch
-    replaced: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
-    read_chars: int = 0
-    chars_saved: int = 0
-    tokens_saved: int = 0
-    token_turns_saved: int = 0
-    shell_reads: int = 0  # `cat F`, `sed -n 'a,bp' F`... whose output matched the file
-    shell_notices: int = 0  # repeats that would have become a notice
-    shell_chars_saved: int = 0
-    shell_tokens_saved: int = 0
-    shell_token_turns_saved: int = 0
-    api_calls: int = 0
-    contexts: int = 0
-    epochs: int = 0
-    violations: list[str] = field(default_factory=list)
-    tokens_exact: bool = True
-
-    def add(self, other: Totals) -> None:
-        for name in ("reads", "rereads", "read_chars", "chars_saved", "tokens_saved"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("token_turns_saved", *SHELL_FIELDS):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("api_calls", "contexts"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.epochs += other.epochs
-        for kind in KINDS:
-            self.replaced[kind] += other.replaced[kind]
-        self.violations += other.violations
-        self.tokens_exact = self.tokens_exact and other.tokens_exact
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "reads": self.reads,
-            "rereads": self.rereads,
-            "replaced": dict(self.replaced),
-            "read_chars": self.read_chars,
-            "chars_saved": self.chars_saved,
-            "tokens_saved": self.tokens_saved,
-            "token_turns_saved": self.token_turns_saved,
-            **{name: getattr(self, name) for name in SHELL_FIELDS},
-            "api_calls": self.api_calls,
-            "contexts": self.contexts,
-            "epochs": self.epochs,
-            "violations": list(self.violations),
-            "tokens_exact": self.tokens_exact,
-        }
-
-
-SHELL_FIELDS = (
-    "shell_reads",
-    "shell_notices",
-    "shell_chars_saved",
-    "shell_tokens_saved",
-    "shell_token_turns_saved",
-)
 
 
 # Replay costs ~20x what `report` does per byte (digests, token counts): fork from 1 MiB.
@@ -184,13 +127,23 @@ def replay_file(path: Path, opts: ledger.Options, observer: Observer | None = No
 @dataclass
 class _Context:
     ledger: ledger.Ledger = field(default_factory=ledger.Ledger)
-    # The safety check's own record, never the ledger's: Read # -> (path, start, lines).
+    # The safety check's own record, never the ledger's: Read # (or a write's number, records.py)
+    # -> (path, start, lines), and its own view of each file (replay_writes.Views).
     received: dict[int, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
+    views: replay_writes.Views = field(default_factory=replay_writes.Views)
     open_saved: int = 0  # tokens saved by replacements still in context (this epoch)
     open_shell_saved: int = 0  # ... by shell-read notices
+    open_sources: dict[str, int] = field(default_factory=dict)  # ... by where their text came from
+    open_results: int = 0  # tokens of every tool result still in context
+    open_cc_saved: int = 0  # tokens Claude Code's own "file unchanged" answers kept out
     seen_calls: set[str] = field(default_factory=set)
-    state_at: dict[str, tuple[int, int]] = field(default_factory=dict)  # uuid -> (epoch, reads)
+    # uuid -> what the context held then (epoch, Reads, shell reads, writes): a rewind check
+    state_at: dict[str, tuple[int, ...]] = field(default_factory=dict)
     last_uuid: str | None = None
+
+    def state(self) -> tuple[int, ...]:
+        led = self.ledger
+        return led.epoch, led.reads, led.shell_reads, sum(led.writes.values())
 
 
 class _Simulation:
@@ -228,7 +181,7 @@ class _Simulation:
             self._user(record, ctx)
         uuid = record.get("uuid")
         if isinstance(uuid, str):
-            ctx.state_at[uuid] = (ctx.ledger.epoch, ctx.ledger.reads)
+            ctx.state_at[uuid] = ctx.state()
             ctx.last_uuid = uuid
 
     def _context_key(self, record: dict[str, Any]) -> str:
@@ -269,14 +222,15 @@ class _Simulation:
             return
         if record.get("type") == "user" and parent in self.assistants:
             return  # one of several parallel tool results
-        if ctx.state_at[parent] != (ctx.ledger.epoch, ctx.ledger.reads):
+        if ctx.state_at[parent] != ctx.state():
             self._new_epoch(ctx, "rewind")
 
     def _new_epoch(self, ctx: _Context, reason: str) -> None:
-        if ctx.ledger.reads or ctx.ledger.paths:
-            ctx.ledger = ledger.new_epoch(ctx.ledger, reason)
+        ctx.ledger = ledger.new_epoch(ctx.ledger, reason)  # a no-op when nothing happened
         ctx.received.clear()
-        ctx.open_saved = ctx.open_shell_saved = 0
+        ctx.views.clear()
+        ctx.open_saved = ctx.open_shell_saved = ctx.open_results = ctx.open_cc_saved = 0
+        ctx.open_sources.clear()
         if self.observer is not None:
             self.observer.new_epoch(self._observed(ctx))
 
@@ -287,9 +241,14 @@ class _Simulation:
             msg_id = None
         if isinstance(msg_id, str) and msg_id not in ctx.seen_calls:
             ctx.seen_calls.add(msg_id)
-            self.totals.api_calls += 1
-            self.totals.token_turns_saved += ctx.open_saved
-            self.totals.shell_token_turns_saved += ctx.open_shell_saved
+            totals = self.totals
+            totals.api_calls += 1
+            totals.token_turns_saved += ctx.open_saved
+            totals.shell_token_turns_saved += ctx.open_shell_saved
+            totals.result_token_turns += ctx.open_results
+            totals.cc_dedupe_token_turns += ctx.open_cc_saved
+            for source, saved in ctx.open_sources.items():
+                totals.by_source[source][2] += saved
             if self.observer is not None:
                 self.observer.api_call(self._observed(ctx))
         if isinstance(record.get("uuid"), str):
@@ -304,18 +263,31 @@ class _Simulation:
         results = [b for b in transcript.message_content(record) if b.get("type") == "tool_result"]
         for block in results:
             call = self.pending.pop(str(block.get("tool_use_id")), None)
+            seen = _block_text(block.get("content"))
+            extra = record.get("toolUseResult") if len(results) == 1 else None
+            self._result_tokens(ctx, _shown(call[0] if call else "", seen, extra))
             if call is None or block.get("is_error"):
                 continue
             name, tool_input, _key = call
-            extra = record.get("toolUseResult") if len(results) == 1 else None
             cwd = str(record.get("cwd") or "/")
-            if name == "Read" and isinstance(extra, dict):
-                self._read(ctx, tool_input, extra, cwd, str(block.get("tool_use_id")))
+            tool_use_id = str(block.get("tool_use_id"))
+            if name == "Read" and replay_writes.is_cc_stub(extra, seen):
+                self._cc_stub(ctx, tool_input, cwd, tool_use_id)
+            elif name == "Read" and isinstance(extra, dict):
+                self._read(ctx, tool_input, extra, cwd, tool_use_id)
+            elif name in writes.WRITE_TOOLS:
+                self._write(ctx, name, tool_input, extra, cwd, tool_use_id)
             elif name == "Bash" and self._shell_read(ctx, tool_input, block, extra, cwd):
                 continue  # a read, not an output to digest
             elif self.observer is not None:
-                seen = _block_text(block.get("content"))
                 self.observer.result(self._observed(ctx), name, tool_input, seen, extra, cwd)
+
+    def _result_tokens(self, ctx: _Context, seen: str) -> None:
+        """Every tool result counts in the denominator: its tokens, in context from now."""
+        count, exact = tokens.count_tokens(seen) if seen else (0, True)
+        self.totals.tokens_exact = self.totals.tokens_exact and exact
+        self.totals.result_tokens += count
+        ctx.open_results += count
 
     # -- tools
 
@@ -344,6 +316,71 @@ class _Simulation:
             self._count(ctx, original, decision)
         self._remember(ctx, event, decision, read_no)
 
+    def _cc_stub(
+        self, ctx: _Context, tool_input: dict[str, Any], cwd: str, tool_use_id: str
+    ) -> None:
+        """Claude Code answered this Read itself ("File unchanged since last read..."): no file
+        text, so the ledger records a Read that delivered nothing, answers nothing and keeps
+        nothing out; what Claude Code kept out (the text the context holds of the file, as a
+        Read shows it) is counted as Claude Code's saving."""
+        raw = tool_input.get("file_path")
+        path = ledger.normpath(raw if isinstance(raw, str) else "", cwd)
+        stub = {"type": replay_writes.UNCHANGED_TYPE, "file": {"filePath": path}}
+        event = ledger.read_event(tool_input, stub, cwd, tool_use_id)
+        decision = ledger.decide(ctx.ledger, event, self.blobs.get, self.opts)
+        assert not decision.replaced  # a stub is never a delivery the ledger could answer
+        ctx.ledger = ledger.record(ctx.ledger, event, decision)
+        self.totals.reads += 1
+        self.totals.cc_dedupe += 1
+        held = ctx.views.text(path)
+        if held is not None:
+            kept, exact = tokens.count_tokens(render(held, 1))
+            self.totals.tokens_exact = self.totals.tokens_exact and exact
+            self.totals.cc_dedupe_tokens += kept
+            ctx.open_cc_saved += kept
+
+    def _write(
+        self,
+        ctx: _Context,
+        name: str,
+        tool_input: dict[str, Any],
+        extra: Any,
+        cwd: str,
+        tool_use_id: str,
+    ) -> None:
+        """The context's own Write / Edit / MultiEdit, as the hook records it (ledger/writes.py),
+        with the transcript's record of the file after it standing in for the disk. The
+        safety check computes what the context knows of the file on its own, and the ledger
+        must never hold other text."""
+        raw = tool_input.get("file_path")
+        path = ledger.normpath(raw if isinstance(raw, str) else "", cwd)
+        if not path:
+            return
+        event = writes.write_event(name, tool_input, extra, path, tool_use_id)
+        held = None
+        if not event.skip:
+            before = None
+            if name != "Write":
+                before = writes.held_text(ctx.ledger, path, event.original_lines, self.blobs.get)
+            held = writes.held_after(event, before)
+            if held is not None and held != replay_writes.file_after(name, tool_input, extra):
+                held = None
+        ctx.ledger = writes.record_write(ctx.ledger, name, path, held, event.skip, tool_use_id)
+        self.totals.writes[name] += 1
+        known = ctx.views.after_write(name, path, tool_input, event.original_lines)
+        no = write_no(name, ctx.ledger.writes[name])
+        if held is not None:
+            self.totals.writes_held[name] += 1
+            self.blobs[ledger.sha256(held)] = held
+            if known != held:
+                self.totals.violations.append(
+                    f"{path} {name} #{ctx.ledger.writes[name]}: the ledger holds text the "
+                    "context was not given"
+                )
+            else:
+                ctx.received[no] = (path, 1, tuple(held.split("\n")))
+        ctx.views.wrote(path, known)
+
     def _remember(
         self, ctx: _Context, event: ledger.ReadEvent, decision: ledger.Decision, read_no: int
     ) -> None:
@@ -359,6 +396,7 @@ class _Simulation:
             sha, lines = ledger.sha256(text), tuple(text.split("\n"))
         self.blobs[sha] = text
         ctx.received[read_no] = (event.path, start, lines)
+        ctx.views.delivered(event.path, start, lines)
 
     def _count(self, ctx: _Context, original: str, decision: ledger.Decision) -> None:
         replacement = render(decision.content, decision.start_line)
@@ -371,6 +409,16 @@ class _Simulation:
         self.totals.chars_saved += len(original) - len(replacement)
         self.totals.tokens_saved += before - after
         ctx.open_saved += before - after
+        self._by_source(ctx, decision, before - after)
+
+    def _by_source(self, ctx: _Context, decision: ledger.Decision, saved: int) -> None:
+        """A replacement relying on one of the context's own writes is the write's saving."""
+        sources = [written_by(c.read_no) for c in decision.claims]
+        source = next((s[0] for s in sources if s is not None), "Read")
+        row = self.totals.by_source[source]
+        row[0] += 1
+        row[1] += saved
+        ctx.open_sources[source] = ctx.open_sources.get(source, 0) + saved
 
     def _check(
         self, ctx: _Context, event: ledger.ReadEvent, decision: ledger.Decision, read_no: int
@@ -424,6 +472,7 @@ class _Simulation:
             before, exact_a = tokens.count_tokens(output)
             after, exact_b = tokens.count_tokens(decision.content)
             self.totals.tokens_exact = self.totals.tokens_exact and exact_a and exact_b
+            self._by_source(ctx, decision, before - after)
             self.totals.shell_notices += 1
             self.totals.shell_chars_saved += len(output) - len(decision.content)
             self.totals.shell_tokens_saved += before - after
@@ -433,6 +482,17 @@ class _Simulation:
 
     def _observed(self, ctx: _Context) -> str:
         return f"{self.name}#{id(ctx)}"
+
+
+def _shown(name: str, seen: str, extra: Any) -> str:
+    """What the model was shown of a result: the block's text; for a Read, its content as
+    Claude Code renders it (the same text in 2.x transcripts; 1.0.x drew another gutter)."""
+    file = extra.get("file") if name == "Read" and isinstance(extra, dict) else None
+    if isinstance(file, dict) and extra.get("type") == "text":
+        content, start = file.get("content"), file.get("startLine")
+        if isinstance(content, str) and isinstance(start, int):
+            return render(content, start)
+    return seen
 
 
 def _synthetic(record: dict[str, Any]) -> bool:

@@ -169,7 +169,7 @@ def verify_epoch(
     )
     if why:
         reasons.append(why)
-    reason = "; ".join(reasons) if ledger.reads or ledger.paths else ""
+    reason = "; ".join(reasons) if ledger.reads or ledger.paths or ledger.writes else ""
     fresh = new_epoch(ledger, f"witness: {reason}") if reason else ledger
     token = generation if generation is not None else "?unreadable"
     return with_meta(fresh, generation=token, witness=position, pid=pid or meta.get("pid", "")), (
@@ -212,6 +212,8 @@ def to_json(ledger: Ledger) -> dict[str, Any]:
         "stats": dict(ledger.stats),
         "files": {path: dict(info) for path, info in ledger.files.items()},
         "shell_reads": ledger.shell_reads,
+        "writes": dict(ledger.writes),
+        "unheld": list(ledger.unheld),
         "meta": dict(ledger.meta),
     }
 
@@ -260,6 +262,8 @@ def _parse(data: dict[str, Any], meta: dict[str, Any]) -> Ledger:
         files={str(k): dict(v) for k, v in data["files"].items()},
         shell_reads=int(data.get("shell_reads", 0)),
         meta=meta,
+        writes={str(k): int(v) for k, v in data.get("writes", {}).items()},  # absent: none
+        unheld=tuple(str(p) for p in data.get("unheld", ())),
     )
 
 

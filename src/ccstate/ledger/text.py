@@ -8,6 +8,8 @@ Standard library only.
 
 from __future__ import annotations
 
+from ccstate.ledger.records import WRITE_BASE, written_by
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -16,6 +18,18 @@ if TYPE_CHECKING:
 
 NOTICE_TAG = "[ccstate: not file content]"
 NOTE_TAG = "[ccstate]"
+# Claude Code's own answers to a repeated Read (versions around 2.1.86-2.1.205; 2.1.328 and
+# 2.1.332 only recognise them, `wXt()` / `l_n()`): not file content, and not ccstate's. The
+# first came with `toolUseResult` {"type": "file_unchanged", "file": {"filePath": ...}} in
+# 2.1.91; the third is only a prefix in the binaries (docs/LEDGER.md).
+CC_STUBS = (
+    "File unchanged since last read. The content from the earlier Read tool_result in this "
+    "conversation is still current \u2014 refer to that instead of re-reading.",
+    "Wasted call \u2014 file unchanged since your last Read. Refer to that earlier tool_result "
+    "instead.",
+    "<system-reminder>This file is already in your context",
+)
+CC_STUB_PREFIXES = tuple(stub[:40] for stub in CC_STUBS)
 REPEAT_HINT = "For the full text again, repeat this Read (same path, offset and limit)."
 SHELL_HINT = "For the full output again, run the same command again."
 
@@ -25,8 +39,20 @@ def identical_notice(read: ReadEvent, claims: Iterable[Claim]) -> str:
     return (
         f"{NOTICE_TAG} {read.path} lines {read.start}-{read.end} of {read.total_lines}: "
         f"unchanged since your {_reads_phrase(c.read_no for c in claims)} (sha256 "
-        f"{read.sha[:8]}), so the text you have from {_it(claims)} is current. {_hint(read)}"
+        f"{read.sha[:8]}), so {_what_you_have(claims)} is current. {_hint(read)}"
     )
+
+
+def _what_you_have(claims: tuple[Claim, ...]) -> str:
+    """What the model holds of the claimed lines: a Read's text, what it wrote, or what it
+    read with its edits applied (ledger/writes.py)."""
+    if len({c.read_no for c in claims}) == 1:
+        source = written_by(claims[0].read_no)
+        if source is not None and source[0] == "Write":
+            return "the text you wrote"
+        if source is not None:
+            return "the text you have (what you read, with your edits applied)"
+    return f"the text you have from {_it(claims)}"
 
 
 def _hint(read: ReadEvent) -> str:
@@ -42,17 +68,22 @@ def unseen_note(read: ReadEvent, first: int, last: int, omitted: Iterable[Claim]
         f"{NOTE_TAG} {read.path}: this Read result shows only lines {first}-{last} of the "
         f"{read.start}-{read.end} you asked for. Omitted: "
         + " and ".join(f"lines {a}-{b}" for a, b in ranges)
-        + f", unchanged since your {_reads_phrase(c.read_no for c in omitted)}, so the text you "
-        f"have from {_it(omitted)} is current. {_hint(read)}"
+        + f", unchanged since your {_reads_phrase(c.read_no for c in omitted)}, so "
+        f"{_what_you_have(omitted)} is current. {_hint(read)}"
     )
 
 
 def diff_note(read: ReadEvent, base: Segment, body: str) -> str:
     which = _label(base.read_no)
+    source = (
+        "the text that Read returned"
+        if written_by(base.read_no) is None
+        else (f"the file as your {which} left it")
+    )
     return (
         f"{NOTE_TAG} {read.path} changed since your {which} (sha256 "
-        f"{base.sha[:8]} -> {read.sha[:8]}). Unified diff of the lines you asked for, from the "
-        "text that Read returned to the current file (a ccstate note, not file content):\n"
+        f"{base.sha[:8]} -> {read.sha[:8]}). Unified diff of the lines you asked for, from "
+        f"{source} to the current file (a ccstate note, not file content):\n"
         f"--- {read.path} (your {which})\n+++ {read.path} (now)\n{body}"
     )
 
@@ -218,10 +249,11 @@ def _hunk_range(start: int, length: int) -> str:
 
 
 def _reads_phrase(read_nos: Iterable[int]) -> str:
-    nos = sorted(set(read_nos), key=lambda n: (n < 0, abs(n)))  # Reads first, then shell reads
+    # Reads first, then shell reads, then the context's own writes (ledger/records.py)
+    nos = sorted(set(read_nos), key=lambda n: (n < 0, abs(n)))
     if len(nos) == 1:
         return _label(nos[0])
-    if nos[-1] > 0:
+    if all(0 < n < WRITE_BASE for n in nos):
         return "Reads " + ", ".join(f"#{n}" for n in nos[:-1]) + f" and #{nos[-1]}"
     labels = [_label(n) for n in nos]
     return ", ".join(labels[:-1]) + " and " + labels[-1]
@@ -229,8 +261,12 @@ def _reads_phrase(read_nos: Iterable[int]) -> str:
 
 def _label(read_no: int) -> str:
     """ "Read #3"; a shell read (`cat F`...; a negative number inside the ledger) is
-    "shell read #3": the two are counted apart, as the model made them."""
-    return f"shell read #{-read_no}" if read_no < 0 else f"Read #{read_no}"
+    "shell read #3", a write "Edit #2" / "Write #1": each counted apart, as the model made
+    them."""
+    if read_no < 0:
+        return f"shell read #{-read_no}"
+    source = written_by(read_no)
+    return f"{source[0]} #{source[1]}" if source is not None else f"Read #{read_no}"
 
 
 def _it(claims: Iterable[Claim]) -> str:

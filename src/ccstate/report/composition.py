@@ -1,6 +1,9 @@
 """What filled a context: tool results by tool, first reads vs re-reads, Bash re-prints, and
 ccstate's own injections, notices, output digests and the savings they realised (pure;
-standard library only).
+standard library only). A saving counts only when the transcript shows it applied: the
+replaced Read or tool result itself (a notice, a digest's closing line, a Read showing just
+the lines a note names), never a note alone (#24). Claude Code's own "file unchanged" answers
+to repeated Reads are its saving, counted apart (`cc_*`).
 
 Sizes are characters; reports turn them into estimated tokens (chars / 4). A *context* is
 one thread (the main thread, or one subagent) within one *epoch* (up to a compaction), the
@@ -15,10 +18,22 @@ import shlex
 from collections import Counter
 from typing import Any, NamedTuple
 
+from ccstate.ledger.text import CC_STUB_PREFIXES
+
 # Read kinds. "first": the thread never read the path; "after_compaction": only in an earlier
 # epoch; the three re-read kinds: the path was already delivered in this epoch, with the same
-# range and identical text / the same range and different text / another range.
-READ_KINDS = ("first", "after_compaction", "identical", "changed", "other_range", "ccstate")
+# range and identical text / the same range and different text / another range; "ccstate": a
+# result the read ledger replaced; "claude_code": Claude Code's own "file unchanged" answer.
+READ_KINDS = (
+    "first",
+    "after_compaction",
+    "identical",
+    "changed",
+    "other_range",
+    "ccstate",
+    "claude_code",
+)
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit")
 REREAD_KINDS = ("identical", "changed", "other_range")
 _NOTICE_HEAD = 512  # characters of a Read result that can hold the start of a notice
 BASH_REPRINT_MIN_CHARS = 200  # identical short outputs ("ok", "") are not re-prints
@@ -75,6 +90,7 @@ TOTALS = (
     "note_char_calls",
     "notices",
     "notice_chars",
+    "partial_reads",  # Reads ccstate cut to the lines a note names (applied)
     "digests",  # tool outputs ccstate replaced by a digest
     "digest_chars",
     "digest_saved_chars",
@@ -82,6 +98,9 @@ TOTALS = (
     "saved_char_calls",
     "compact_summaries",
     "compact_summary_chars",
+    "cc_stubs",  # Claude Code's own answers to repeated Reads
+    "cc_saved_chars",  # ... and what they kept out (its saving, not ccstate's)
+    "cc_saved_char_calls",
 )
 
 
@@ -108,6 +127,7 @@ class Composition:
     note_char_calls: int
     notices: int
     notice_chars: int
+    partial_reads: int
     digests: int
     digest_chars: int
     digest_saved_chars: int
@@ -115,6 +135,9 @@ class Composition:
     saved_char_calls: int
     compact_summaries: int
     compact_summary_chars: int
+    cc_stubs: int
+    cc_saved_chars: int
+    cc_saved_char_calls: int
 
     def __init__(self) -> None:
         for name in COUNTERS:
@@ -153,6 +176,7 @@ class Thread:
         "printed",
         "printed_chars",
         "seen_before",
+        "sizes",
     )
 
     def __init__(self) -> None:
@@ -163,12 +187,16 @@ class Thread:
         self.printed: set[str] = set()
         self.printed_chars: dict[str, int] = {}  # path -> size of its last one-file shell read
         self.outputs: set[int] = set()
+        # path -> (chars, lines) of the whole file as a Read shows it, when the context's own
+        # Write or Edit last set it (what a notice after it keeps out)
+        self.sizes: dict[str, tuple[int, int]] = {}
 
     def new_epoch(self) -> None:
         self.seen_before.update(self.delivered)
         self.delivered = {}
         self.printed = set()
         self.printed_chars = {}
+        self.sizes = {}
         self.outputs = set()
         self.epoch += 1
         self.calls = 0
@@ -188,7 +216,8 @@ class Tracker:
         # (thread, epoch, calls at the time, chars, kind) settled into char-calls by `finish`
         self._pending: list[tuple[str, int, int, int, str]] = []
         self._final_calls: dict[tuple[str, int], int] = {}
-        self._last_read: tuple[str, str, str] | None = None  # (thread, path, kind), latest Read
+        # (thread, path, kind, first line shown, lines shown) of the latest Read
+        self._last_read: tuple[str, str, str, int, int] | None = None
 
     def thread(self, key: str) -> Thread:
         found = self.threads.get(key)
@@ -230,12 +259,16 @@ class Tracker:
         prior = ctx.delivered.get(path)
         if not prior or omitted <= 0:
             return
+        last_read = self._last_read
+        shown = (shown_from, shown_to - shown_from + 1)
+        if last_read is None or last_read[:2] != (key, path) or last_read[3:] != shown:
+            return  # the note came, but the Read was not cut to its lines: nothing kept out
         last = prior[-1]
         saved = omitted * last.chars // max(1, last.lines)
         self.comp.saved_chars += saved
         self._pending.append((key, ctx.epoch, ctx.calls, saved, "saved"))
-        if self._last_read is not None and self._last_read[:2] == (key, path):
-            self._reclassify(path, self._last_read[2], last.chars)
+        self.comp.partial_reads += 1
+        self._reclassify(path, last_read[2], last.chars)
 
     def _reclassify(self, path: str, kind: str, chars: int) -> None:
         """The Read just counted was ccstate's partial result (only the unseen lines)."""
@@ -281,6 +314,8 @@ class Tracker:
             self._read(key, tool_input, text, cwd)
         elif name == "Bash":
             self._bash(key, tool_input, text, cwd)
+        elif name in WRITE_TOOLS:
+            self._write(key, name, tool_input, cwd)
 
     def finish(self) -> Composition:
         """Settle the char-calls of injections and savings; return the composition."""
@@ -292,6 +327,8 @@ class Tracker:
                 self.comp.injection_char_calls += chars * later
             elif kind == "note":
                 self.comp.note_char_calls += chars * later
+            elif kind == "cc":
+                self.comp.cc_saved_char_calls += chars * later
             else:
                 self.comp.saved_char_calls += chars * later
         self._pending.clear()
@@ -307,10 +344,15 @@ class Tracker:
         kind = self._read_kind(ctx, path, range_key, text, prior)
         self.comp.read_count[kind] += 1
         self.comp.read_chars[kind] += len(text)
-        self._last_read = (key, path, kind)
+        self._last_read = (key, path, kind, *_shown_lines(text))
+        if kind == "claude_code":  # not file content: no delivery; Claude Code's saving
+            saved = max(0, self._known_size(ctx, path, prior) - len(text))
+            self.comp.cc_stubs += 1
+            self.comp.cc_saved_chars += saved
+            self._pending.append((key, ctx.epoch, ctx.calls, saved, "cc"))
+            return
         if kind == "ccstate":
-            full = prior[-1].chars if prior else 0
-            saved = max(0, full - len(text))
+            saved = max(0, self._known_size(ctx, path, prior) - len(text))
             self.comp.notices += 1
             self.comp.notice_chars += len(text)
             self.comp.saved_chars += saved
@@ -322,12 +364,51 @@ class Tracker:
         prior.append(_Delivery(range_key, hash(text), len(text), text.count("\n") + 1))
         ctx.delivered[path] = prior
         ctx.printed.add(path)
+        ctx.sizes.pop(path, None)  # this Read is now the latest the context has of it
+
+    @staticmethod
+    def _known_size(ctx: Thread, path: str, prior: list[_Delivery]) -> int:
+        """What a full Read of `path` would have put in the context now: the size the
+        context's own write left it at, else its last delivery's."""
+        size = ctx.sizes.get(path)
+        if size is not None:
+            return size[0]
+        return prior[-1].chars if prior else 0
+
+    def _write(self, key: str, name: str, tool_input: dict[str, Any], cwd: str) -> None:
+        """The context's own Write / Edit: the whole file's size as a Read would show it
+        (exact for a Write; an Edit's estimated from its strings, once, or each time with
+        replace_all as if once), for what a later notice keeps out."""
+        ctx = self.thread(key)
+        path = _resolve(str(tool_input.get("file_path") or ""), cwd)
+        content = tool_input.get("content")
+        if name == "Write" and isinstance(content, str):
+            lines = content.count("\n") + 1
+            ctx.sizes[path] = (len(content) + lines + _digits_to(lines), lines)
+            return
+        size = ctx.sizes.get(path)
+        prior = ctx.delivered.get(path)
+        if size is None and prior and prior[-1].range_key == (None, None):
+            size = (prior[-1].chars, prior[-1].lines)
+        if size is None:
+            return
+        chars, lines = size
+        edits = tool_input.get("edits") if name == "MultiEdit" else [tool_input]
+        for edit in edits if isinstance(edits, list) else ():
+            if isinstance(edit, dict):
+                old, new = str(edit.get("old_string") or ""), str(edit.get("new_string") or "")
+                grown = new.count("\n") - old.count("\n")
+                chars += len(new) - len(old) + grown + _digits_to(lines + grown) - _digits_to(lines)
+                lines += grown
+        ctx.sizes[path] = (max(0, chars), max(1, lines))
 
     def _read_kind(
         self, ctx: Thread, path: str, range_key: tuple[Any, Any], text: str, prior: list[_Delivery]
     ) -> str:
         if self._is_notice(text):
             return "ccstate"
+        if text.lstrip().startswith(CC_STUB_PREFIXES):
+            return "claude_code"
         if not prior:
             return "after_compaction" if path in ctx.seen_before else "first"
         same_range = [d for d in prior if d.range_key == range_key]
@@ -418,6 +499,27 @@ def _resolve(path: str, cwd: str) -> str:
     if not os.path.isabs(path) and cwd:
         path = os.path.join(cwd, path)
     return os.path.normpath(path)
+
+
+def _shown_lines(text: str) -> tuple[int, int]:
+    """(the first line number a Read result shows, how many lines it shows); (0, 0) when it
+    shows no numbered line."""
+    head = text[:16]
+    for marker in ("\t", "\u2192"):
+        number, found, _ = head.partition(marker)
+        if found and number.strip().isdigit():
+            return int(number), text.count("\n") + 1
+    return 0, 0
+
+
+def _digits_to(last: int) -> int:
+    """Digits of the line numbers 1..last, as a Read writes them."""
+    total, width, low = 0, 1, 1
+    while low <= last:
+        high = low * 10 - 1
+        total += (min(high, last) - low + 1) * width
+        low, width = high + 1, width + 1
+    return total
 
 
 def _strip_gutter(text: str) -> str:

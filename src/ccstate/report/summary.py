@@ -17,7 +17,7 @@ from ccstate.report.compactions import CompactionCost, compaction_json, price_se
 from ccstate.report.compactions import totals as compaction_totals
 from ccstate.report.composition import READ_KINDS, REREAD_KINDS, Composition
 from ccstate.report.pricing import PricingTable, RateCard, is_long, tokens_cost
-from ccstate.report.usage import MAIN, FileScan, Turn
+from ccstate.report.usage import MAIN, FileScan, Turn, notice_prefixes, scan_records
 
 SCHEMA_VERSION = 2  # 2: cache_audit, ttl_advice, hooks (#16)
 CHARS_PER_TOKEN = 4
@@ -450,7 +450,48 @@ def ccstate_figures(scope: Scope) -> dict[str, Any]:
         "cost_usd": round(cost, 6),
         "savings_usd": round(savings, 6),
         "net_usd": round(savings - cost, 6),
+        # Claude Code's own "file unchanged" answers (#23): its saving, never ccstate's
+        "claude_code_stubs": comp.cc_stubs,
+        "claude_code_saved_tokens": est_tokens(comp.cc_saved_chars),
+        "claude_code_saved_token_calls": est_tokens(comp.cc_saved_char_calls),
     }
+
+
+class KeptOut:
+    """What ccstate kept out of one session's contexts, as Claude Code applied it."""
+
+    __slots__ = ("replacements", "token_calls", "tokens")
+
+    def __init__(self, tokens: int, token_calls: int, replacements: int) -> None:
+        self.tokens = tokens  # estimated tokens (chars / 4) the replacements kept out
+        self.token_calls = token_calls  # ... times the later API calls that would carry them
+        self.replacements = replacements  # notices, shortened Reads, digests in the transcript
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeptOut) and all(
+            getattr(self, k) == getattr(other, k) for k in self.__slots__
+        )
+
+    def __repr__(self) -> str:
+        return f"KeptOut(tokens={self.tokens}, token_calls={self.token_calls}, ...)"
+
+
+def kept_out_as_applied(records: Iterable[dict[str, Any]], name: str = "session.jsonl") -> KeptOut:
+    """This session's kept-out tokens as applied (pure: the records of its transcript, in
+    order; `name` its file name). Counts a replacement only where the transcript shows
+    Claude Code delivered it: a Read result that is a ccstate notice or shows only the lines
+    a ccstate note names, a tool result ending in a digest's closing line, a shell read
+    answered with a notice. An `updatedToolOutput` Claude Code rejected leaves the original in
+    the transcript and counts nothing; Claude Code's own "file unchanged" answers are not
+    ccstate's. The figure `ccstate report` shows as "tokens kept out"; for the status line."""
+    from pathlib import Path
+
+    comp = scan_records(records, path=Path(name), prefixes=notice_prefixes()).composition
+    return KeptOut(
+        est_tokens(comp.saved_chars),
+        est_tokens(comp.saved_char_calls),
+        comp.notices + comp.digests + comp.partial_reads,
+    )
 
 
 def composition_rows(comp: Composition) -> list[tuple[str, int, int]]:

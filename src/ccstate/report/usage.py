@@ -197,6 +197,7 @@ class _Scanner:
         self.summary_pending = False
         self.summaries: set[int] = set()
         self.versions: set[str] = set()
+        self.cwd = ""  # the latest `cwd` a user record carried
 
     def run(self, records: Iterable[dict[str, Any]]) -> None:
         """The hot loop of `ccstate report` (tens of thousands of records per run): locals,
@@ -334,7 +335,13 @@ class _Scanner:
                 self._set_last_compaction(summary_chars=len(text))
             self.summaries.add(hash(text))
             return
-        cwd = str(rec.get("cwd") or "")
+        # a long record is cut before its `toolUseResult` (transcript.iter_light_records), and
+        # with it any key written after it, `cwd` among them: the session's last one stands in
+        cwd = rec.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            self.cwd = cwd
+        else:
+            cwd = self.cwd
         meta = bool(rec.get("isMeta"))
         since = self.since
         for block in blocks:
