@@ -489,3 +489,15 @@ def test_kept_out_as_applied_counts_nothing_for_a_rejected_replacement() -> None
     records.insert(-1, note)
     kept = report.kept_out_as_applied(records)
     assert (kept.tokens, kept.replacements) == (0, 0)
+
+
+def test_a_relative_transcript_path_names_the_folder_of_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same relative path read from two folders belongs to two projects (the folder's
+    real path was cached by the relative string: the golden reports named another test's
+    folder when the suite ran in another order)."""
+    for name in ("alpha", "beta"):
+        (tmp_path / name).mkdir()
+        monkeypatch.chdir(tmp_path / name)
+        assert usage.file_session(Path("s.jsonl"))[0] == name

@@ -11,6 +11,7 @@ record. Definitions: docs/REPORT.md.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,7 +168,10 @@ def file_session(path: Path) -> tuple[str, str, bool]:
     `<project>/<session>.jsonl` or `<project>/<session>/subagents/agent-*.jsonl`."""
     subagent = path.parent.name == transcript.SUBAGENTS_DIR
     # the file's real folder: its folder's, resolved once per folder, unless it is a link
-    folder = path.resolve().parent if path.is_symlink() else _real_folder(str(path.parent))
+    # (keyed by its absolute path: a relative one names another folder after a chdir)
+    folder = (
+        path.resolve().parent if path.is_symlink() else _real_folder(os.path.abspath(path.parent))
+    )
     project_dir = folder.parent.parent if subagent else folder
     return project_dir.name, transcript.session_of(path), subagent
 
