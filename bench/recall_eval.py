@@ -385,7 +385,9 @@ def main(argv: list[str] | None = None) -> int:
                 print("  fused         not run: no embedding model (bm25 is what recall serves)")
             figures[name] = {method: result.figures() for method, result in results.items()}
             ok = ok and (name != "old" or holds_floor(results))
-            if args.diagnose and name != "blind":  # the blind set is never looked into
+            if args.diagnose and name == "blind":  # the blind set is never looked into
+                print("  --diagnose: not on the blind set (figure only)")
+            elif args.diagnose:
                 lines: list[str] = []
                 classes = diagnose(qs, con, embedder, lines)
                 print(f"  misses: {classes}")
