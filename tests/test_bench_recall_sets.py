@@ -1,8 +1,8 @@
 """bench/recall_eval.py's question sets (#27.3): the blind and dev sets over the modern
 transcripts name sessions and lines that exist, and the eval scores a hit where it should.
 
-Fast: no index is built. The checks against ../shared/transcripts/modern skip, saying so,
-when the corpus is absent.
+Fast: no corpus is indexed (one tiny transcript is, for the fused ranking). The checks
+against ../shared/transcripts/modern skip, saying so, when the corpus is absent.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from helpers import MODERN, REPO, corpus_absent
+from helpers import MODERN, REPO, corpus_absent, make_static_model, text_record, write_jsonl
 
 
 def _load() -> ModuleType:
@@ -111,3 +111,21 @@ def test_the_score_counts_hit_at_1_and_3_mrr_and_noisy_no_answer_questions() -> 
     assert (got["hit_at_1"], got["hit_at_3"]) == (round(1 / 3, 3), round(2 / 3, 3))
     assert got["mrr"] == round((1 + 1 / 3 + 1 / 5) / 3, 3)
     assert (got["none_with_hit"], got["none"]) == (1, 2)
+
+
+def test_fused_is_scored_with_a_model_and_left_out_without_one(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    corpus = tmp_path / "corpus"
+    backoff = text_record("Added exponential backoff to the webhook client " + "x " * 100)
+    parser = text_record("The date parser now reads ISO weeks " + "y " * 100)
+    write_jsonl(corpus / "Owner__repo__s1.jsonl", [backoff, parser])
+    model = str(make_static_model(tmp_path / "m"))
+    con, files, embedder = recall_eval.build(corpus, tmp_path / "with", model)
+    ranks = recall_eval.rankers(con, files, embedder, None)
+    assert list(ranks) == ["fts5-records", "fts5-moments", "bm25", "fused"]
+    assert ranks["bm25"]("retry") == []  # no shared word
+    assert recall_eval.rank_of(ranks["fused"]("retry"), [("s1", 1)]) == 1  # by meaning
+    con.close()
+    con, files, embedder = recall_eval.build(corpus, tmp_path / "without", "")
+    assert embedder is None and "fused" not in recall_eval.rankers(con, files, embedder, None)
+    con.close()
