@@ -4,9 +4,10 @@
     python scripts/bench_prefilter.py                 # ../shared/transcripts/public, 7 rounds
     python scripts/bench_prefilter.py --corpus DIR --rounds 11
 
-Builds every moment recall indexes from the corpus (title and body joined as `extract._row`
-joins them), then times `clues.Prefilter.candidates` over all of them, in one process, in CPU
-time (the minimum over the rounds, the two ways interleaved within a round):
+Builds every moment recall indexes from the corpus (title and body joined by a line with a
+NUL, as one text; since #23 `extract._row` redacts them each alone), then times
+`clues.Prefilter.candidates` over all of them, in one process, in CPU time (the minimum over
+the rounds, the two ways interleaved within a round):
 
 - one pass:       the prefilter as redaction builds it (ahocorasick-rs installed: `_Scan`)
 - in per string:  the same rules with `accelerate=False` (a python3 without ahocorasick-rs)
@@ -27,12 +28,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from ccstate import clues, redact  # noqa: E402
-from ccstate.recall import extract, moments, reader, sources  # noqa: E402
+from ccstate.recall import moments, reader, sources  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "transcripts" / "public"
 
 
-def moment_texts(corpus: Path, separator: str = extract._JOIN) -> list[str]:
+def moment_texts(corpus: Path, separator: str = "\x00\n") -> list[str]:
     """Title and body of every moment recall builds from `corpus`, joined by `separator`
     (tests/test_clues.py uses it too)."""
     texts = []
@@ -54,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{args.corpus} is absent (the shared corpus of public transcripts)")
     texts = moment_texts(args.corpus)
     rules = redact._rules()
-    gates = [clues.needs(r.gate) if r.gate is not None else () for r in rules]
-    patterns = [r.pattern for r in rules]
+    gates = [redact._needs(r) for r in rules]  # as redaction builds its prefilter
+    patterns = redact.prefilter_patterns(rules)
     fast = clues.Prefilter(patterns, gates)
     slow = clues.Prefilter(patterns, gates, accelerate=False)
     if not fast.accelerated:

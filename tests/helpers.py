@@ -239,6 +239,25 @@ def make_static_model(folder: Path) -> Path:
 # --------------------------------------------------------------------------- install.sh
 
 
+def plugin_copy_leftovers(names: set[str], root: Path) -> set[str]:
+    """Of the git-ignored files `names` that a plugin install copies from the checkout `root`
+    (Claude Code copies the whole tree but .git), those that must not be there: all but
+    bytecode a developer's own python run left, `.ccstate/` (ccstate's state for this very
+    repository) and `.claude/settings.json` when it holds nothing but ccstate's own hooks,
+    which the README's first command writes (`bash install.sh` wires the repository it runs
+    in). A plugin's hooks are read from hooks/hooks.json, never from its .claude/settings.json:
+    that copy is inert (#23)."""
+    from ccstate import paths, wiring
+
+    wiring_file = str(paths.project_settings_path(Path()).as_posix())
+    left = {n for n in names if "__pycache__/" not in n and not n.startswith(".ccstate/")}
+    if wiring_file in left:
+        settings = json.loads((root / wiring_file).read_text(encoding="utf-8"))
+        if wiring.wired_events(settings) and not wiring.remove_ours(settings):
+            left.discard(wiring_file)
+    return left
+
+
 def venv_unavailable() -> str | None:
     """Why `python -m venv` can't work here, or None when it can."""
     probe = subprocess.run(

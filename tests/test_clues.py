@@ -95,8 +95,8 @@ BOTH = pytest.mark.parametrize("accelerate", [True, False], ids=["one-pass", "in
 
 def _both() -> tuple[clues.Prefilter, clues.Prefilter]:
     rules = redact._rules()
-    gates = [clues.needs(r.gate) if r.gate is not None else () for r in rules]
-    patterns = [r.pattern for r in rules]
+    gates = [redact._needs(r) for r in rules]
+    patterns = redact.prefilter_patterns(rules)
     fast = clues.Prefilter(patterns, gates)
     assert fast.accelerated, "ahocorasick_rs (a dependency) is not installed"
     return fast, clues.Prefilter(patterns, gates, accelerate=False)
@@ -126,7 +126,9 @@ def _matching(text: str) -> list[int]:
     return [
         number
         for number, rule in enumerate(redact._rules())
-        if rule.pattern.search(text) is not None and rule.may_match(text)
+        if (rule.finder.pattern if rule.finder else rule.pattern).search(text) is not None
+        and rule.may_match(text)
+        and (rule.finder is None or rule.finder.wants(text.lower()))
     ]
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ccstate import wiring
-from helpers import isolated_env, run_install, venv_unavailable
+from helpers import isolated_env, plugin_copy_leftovers, run_install, venv_unavailable
 
 REPO = Path(__file__).resolve().parents[1]
 EVENTS = ("SessionStart", "SessionEnd", "PreCompact", "PostToolUse")
@@ -213,3 +213,34 @@ def test_old_python_is_refused_in_one_line(tmp_path: Path) -> None:
         f"install.sh: ccstate needs Python >= 3.10, but '{fake}' is 3.9.18 "
         "(set CCSTATE_PYTHON to a newer interpreter)\n"
     )
+
+
+def test_the_readme_commands_in_a_fresh_clone_leave_what_the_suite_accepts(
+    tmp_path: Path,
+) -> None:
+    """#23: the README's first command, run in a fresh clone of this repository (a newcomer's
+    HOME), wires the clone itself; what it leaves there must break no test: `git status` stays
+    clean, and the only files it leaves (ignored) are ones a plugin copy of the clone may
+    hold (`helpers.plugin_copy_leftovers`, which tests/e2e/test_plugin.py asserts)."""
+    reason = venv_unavailable()
+    if reason:
+        pytest.skip(reason)
+    clone = tmp_path / "ccstate"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, capture_output=True)
+    env = isolated_env(tmp_path)
+    done = subprocess.run(
+        ["bash", "install.sh"], cwd=clone, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"wired {clone.resolve()}" in done.stdout
+    git = ["git", "-C", str(clone)]
+    status = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True)
+    assert status.stdout == ""
+    ignored = subprocess.run(
+        [*git, "ls-files", "--others", "--ignored", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert ".claude/settings.json" in ignored  # the clone is wired
+    assert plugin_copy_leftovers(set(ignored), clone) == set()

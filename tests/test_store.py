@@ -83,3 +83,27 @@ def test_locked_read_modify_write_loses_no_update(tmp_path: Path) -> None:
     ]
     assert [worker.wait(60) for worker in workers] == [0, 0, 0, 0]
     assert json.loads(target.read_text()) == {"n": 100}
+
+
+def test_every_folder_and_file_ccstate_creates_in_state_is_private_whatever_the_umask(
+    tmp_path: Path,
+) -> None:
+    """#23: file_lock made its parent folders with the umask's mode (0755), ensure_private_dir
+    fixed only the last one, and plain writes in the state dir (recall/summary.json) were
+    0644."""
+    from ccstate.recall import index
+
+    state = tmp_path / "p" / ".ccstate"
+    old = os.umask(0o022)
+    try:
+        with store.file_lock(state / "ledger" / "s1" / "main.json"):
+            pass
+        store.ensure_private_dir(state / "handoff" / "branches" / "main")
+        store.atomic_write_json(index.summary_path(state), {"moments": 1}, durable=False)
+        store.atomic_write_text(state / "heartbeat" / "PostToolUse.json", "{}")
+    finally:
+        os.umask(old)
+    modes = {str(p.relative_to(state)): stat.S_IMODE(p.stat().st_mode) for p in state.rglob("*")}
+    assert {p: m for p, m in modes.items() if m not in (0o700, 0o600)} == {}
+    assert modes["ledger"] == modes["ledger/s1"] == modes["handoff/branches"] == 0o700
+    assert modes["recall/summary.json"] == 0o600

@@ -29,8 +29,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
+    from typing import Any
 
-    from ccstate import clues
+    from ccstate import clues, gitleaks
 
 MARK = "[REDACTED:{}]"
 _B64 = r"A-Za-z0-9+/"
@@ -39,8 +40,8 @@ _B64 = r"A-Za-z0-9+/"
 RULES: tuple[tuple[str, str], ...] = (
     (
         "private-key",
-        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\n]*)",
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"  # a body, whole or cut short
+        r"(?:.{64,}?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\n]{16,})",
     ),
     (
         "aws-key",
@@ -56,10 +57,9 @@ RULES: tuple[tuple[str, str], ...] = (
         "gitlab-token",
         r"\bgl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent|feed|sd)-[A-Za-z0-9_-]{16,}",
     ),
-    ("slack-token", r"\bxox[abposrec]-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Za-z0-9-]{8,}"),
+    ("slack-token", r"\bxox[abposrec]-\d{6,}-[A-Za-z0-9-]{8,}|\bxapp-\d-[A-Za-z0-9-]{8,}"),
     ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]+"),
     ("discord-webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]+"),
-    ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
     ("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}"),
     ("google-oauth-token", r"\bya29\.[0-9A-Za-z_-]{20,}"),
     ("npm-token", r"\bnpm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
@@ -92,10 +92,14 @@ RULES: tuple[tuple[str, str], ...] = (
     ("supabase-token", r"\bsbp_[a-f0-9]{40}\b"),
     ("planetscale-token", r"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}"),
     ("sentry-token", r"\bsntrys_[A-Za-z0-9+/=_]{40,}"),
+    ("flyio-token", r"\b(?:fo1_[\w-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})"),
     ("jwt", r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
     ("bearer", r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{12,})"),
     ("basic-auth", r"(?i)\bbasic\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
-    ("url-password", r"(?<=://)[^\s:/@'\"]{1,64}:(?P<s>[^\s@/'\"]{1,128})(?=@)"),
+    (  # `://`, or `:/` in a path made normal (`docs/https:/user:pw@host`)
+        "url-password",
+        r"(?:(?<=://)|(?<=\w:/))[^\s:/@'\"]{1,64}:(?P<s>[^\s@/'\"]{1,128})(?=@)",
+    ),
     ("cli-password", r"(?:^|\s)(?:-u|--user)[ =](?P<u>[^\s:'\"]{1,64}):(?P<s>[^\s'\"]{1,128})"),
     (
         "cli-password",
@@ -125,15 +129,39 @@ def entropy(s: str) -> float:
 
 def looks_random(value: str, *, min_len: int = 8, min_entropy: float = 3.0) -> bool:
     """Could `value` be a generated credential rather than a word, path, number or URL?"""
-    if len(value) < min_len or re.fullmatch(_PLAIN, value):
+    if len(value) < min_len or re.fullmatch(_PLAIN, value) or _is_path(value):
         return False
     return _classes(value) >= 2 and entropy(value) >= min_entropy
 
 
+def _is_path(value: str) -> bool:
+    """A path is names between slashes (`src/app/main.py`, `/run/secrets/api_key`); a random
+    value with slashes (`wJalrXUtnFEMI/K7MDENG/bPxRfiCY...`, base64) is not (#23)."""
+    if "/" not in value:
+        return False
+    parts = [p for p in value.split("/") if p not in ("", ".", "..", "~")]
+    return bool(parts) and all(re.fullmatch(_PATH_PART, p) for p in parts)
+
+
+def placeholder(value: str) -> bool:
+    """Is `value` a stand-in for a secret (`ghp_xxxx…`, `AKIA…EXAMPLE`, `abcdefgh…`,
+    `YOUR_TOKEN_HERE`) rather than one? As gitleaks' allowlists judge them."""
+    return re.search(_PLACEHOLDER, value) is not None
+
+
+_WORDS = r"[a-z]+(?:[_.-][a-z]+)*|[A-Z]+(?:[_.-][A-Z]+)*|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*"
 _PLAIN = (
-    r"[a-z]+(?:[_.-][a-z]+)*|[A-Z]+(?:[_.-][A-Z]+)*|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*"  # words
-    r"|\d+(?:[.,:]\d+)*|v?\d+(?:\.\d+)+[\w.-]*"  # numbers, versions
-    r"|[./~]?[\w.-]*(?:/[\w.-]+)+/?|https?://[^@\s]*"  # paths, URLs without credentials
+    rf"{_WORDS}|\d+(?:[.,:]\d+)*|v?\d+(?:\.\d+)+[\w.-]*"  # words, numbers, versions
+    r"|[A-Za-z]+(?:[_.-][A-Za-z]+)*[_.:-]v?\d+(?:\.\d+)+[\w.-]*"  # artifacts: jjwt-jackson-0.11.2
+    r"|https?://[^@\s]*"  # URLs without credentials
+)
+# One name of a path: words, numbers, a file name with its extension, a version.
+_PATH_PART = (
+    rf"(?:{_WORDS}|\d+|v?\d+(?:\.\d+)+)(?:[_.-](?:[A-Za-z]+|\d+))*(?:\.\w{{1,8}})?|[\w.-]{{1,3}}"
+)
+_PLACEHOLDER = (
+    r"([xX*#.1])\1{5}|(?i:example|placeholder|your[_-]?(?:api|secret|token|key|pass)"
+    r"|_here\b|here$|abcdefghijklmnopqrstuvwxyz)"
 )
 # Validators by kind: a candidate the validator refuses is left as it is.
 _CHECKS: dict[str, Callable[[str], bool]] = {
@@ -144,7 +172,11 @@ _CHECKS: dict[str, Callable[[str], bool]] = {
     "bearer": lambda s: _classes(s) >= 2,
     "square-token": lambda s: _classes(s) == 3,
     "discord-bot-token": lambda s: _classes(s) == 3,
-    "cli-password": lambda s: not re.fullmatch(r"\$\{?\w+\}?|\*+|<[^>]*>|\d+", s),
+    "cli-password": lambda s: (
+        not re.fullmatch(
+            r"\$\{?\w+\}?|\*+|<?[^>]*>|\[[^\]]*\]|\d+|(?i:pass(?:word)?|token|secret)", s
+        )
+    ),
     "npm-auth": lambda s: not re.fullmatch(r"\$\{?\w+\}?", s),
 }
 
@@ -179,16 +211,20 @@ _FLAG_GATE = rf"(?i){_SECRET_WORD}(?:{_FLAG_SEP})"
 # separators hold no letter).
 # Values that name no secret: references, placeholders, booleans, type names, calls.
 _HARMLESS_VALUE = (
-    r"(?i)^(?:\$\{?\w+\}?|%\w+%|<[^>]*>|\{\{.*\}\}|\*+|x+|\.\.\.|…|none|null|nil|true|false"
+    r"(?i)^(?:\$\{?\w+\}?|\$\{[^}]*\}?|\$\(.*|\{[\w.]+\}?|%\w+%|<[^>]*>|\{\{.*\}\}|\*+|x+|\.\.\.|…"
+    r"|none|null|nil|true|false"
     r"|undefined|\[REDACTED[^\]]*\]?|str|string|int|bool|number|bytes|secretstr|optional\[.*"
     r"|[\w.]+\(.*|[\w.]+\[.*|os\.environ.*|process\.env.*|getenv.*|env\..*|self\.\w+|"
     r"required|optional|changeme|redacted|hidden|masked|empty|unset|your[_-].*|my[_-].*)$"
 )
+_PUBLIC = r"(?i)publi(?:c|shable)|[cx]srf"  # `public_key`, `csrf-token`: meant to be seen
+_REF = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"  # an unquoted `var.db_password`: a reference
 # Names whose value is a secret whatever it looks like; for the others (token, key) the value
 # must look generated.
 _PASSWORD_WORDS = re.compile(r"(?i)(?:passw(?:or)?d|passphrase|pwd|secret|credentials?)$")
 
 _compiled: list[_Rule] = []  # filled on first use
+_first_own_rule = [0]  # _compiled[:n] are gitleaks' rules
 _prefilters: list[tuple[_Rule, clues.Prefilter]] = []  # for the rules in _compiled
 # Building the prefilter parses every rule (tens of milliseconds): a hook that redacts a few
 # texts runs every rule on them instead; from this many texts on, the prefilter pays.
@@ -218,18 +254,31 @@ class Redactor:
             return text
         return apply_rules(text)
 
+    def before_cut(self, text: str, *, head: int = 0, tail: int = 0) -> str:
+        """`text` redacted, .env values included, where a cut may look (`before_cut`)."""
+        return before_cut(text, head=head, tail=tail, redactor=self)
+
 
 def apply_rules(text: str, *, every_rule: bool = False) -> str:
     """Rules 2 to 4 over `text`, in order. A rule runs only where the text as it stands holds
     what the rule needs (`clues.needs`: `sk-ant-`, `AKIA`, a secret word before `=`): without
     it the rule cannot match, so skipping it changes nothing. `every_rule` runs them all (the
-    tests check both give the same text)."""
+    tests check both give the same text). gitleaks' rules come first and, as in gitleaks, all
+    look at the same text: their secrets are merged, then marked (`_apply_gitleaks`)."""
     rules = _rules()
     if not every_rule and not _prefilters:  # the first texts: not worth building the prefilter
         _calls[0] += 1
         every_rule = _calls[0] <= PREFILTER_AFTER
     todo = range(len(rules)) if every_rule else _prefilter().candidates(text)
-    pos = 0
+    first = _first_own_rule[0]
+    found = [rules[i] for i in todo if i < first]
+    pos = len(found)
+    if found:
+        redacted = _apply_gitleaks(text, found)
+        if redacted != text:
+            text = redacted
+            if not every_rule:
+                todo, pos = _prefilter().candidates(text, first), 0
     while pos < len(todo):
         rule = rules[todo[pos]]
         pos += 1
@@ -243,10 +292,39 @@ def apply_rules(text: str, *, every_rule: bool = False) -> str:
     return text
 
 
+def _apply_gitleaks(text: str, found: list[_Rule]) -> str:
+    """`text` with every secret the gitleaks rules `found` report in it marked; overlapping
+    secrets of several rules are marked once, with the kind of the one that starts first."""
+    lower = text.lower()
+    spans = sorted(
+        (start, -end, rule.kind)
+        for rule in found
+        if rule.finder is not None
+        for start, end in rule.finder.secrets(text, lower, to_redact=True)
+    )
+    merged: list[list[Any]] = []
+    for start, neg_end, kind in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], -neg_end)
+        else:
+            merged.append([start, -neg_end, kind])
+    out: list[str] = []
+    last = 0
+    for start, end, kind in merged:
+        if "REDACTED" in text[start:end]:
+            continue
+        out += (text[last:start], MARK.format(kind))
+        last = end
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
 class _Rule:
     """A compiled rule, what it needs in a text, and how it replaces a match."""
 
-    __slots__ = ("gate", "kind", "lower_gate", "pattern", "replace")
+    __slots__ = ("finder", "gate", "kind", "lower_gate", "pattern", "replace")
 
     def __init__(
         self,
@@ -258,6 +336,7 @@ class _Rule:
     ) -> None:
         self.kind, self.pattern, self.replace, self.gate = kind, pattern, replace, gate
         self.lower_gate = lower_gate
+        self.finder: gitleaks.Rule | None = None  # a gitleaks rule: it finds the secrets
 
     def may_match(self, text: str) -> bool:
         """Can the rule change `text`? (Its gate: a secret word right before a separator.)"""
@@ -268,6 +347,8 @@ class _Rule:
         return self.gate.search(text) is not None
 
     def apply(self, text: str) -> str:
+        if self.finder is not None:
+            return _apply_gitleaks(text, [self])
         if self.kind == "assignment":
             return _sub_assignments(self.pattern, text)
         return self.pattern.sub(self.replace, text)
@@ -287,13 +368,23 @@ def _replacer(kind: str) -> Callable[[re.Match[str]], str]:
         names = match.re.groupindex
         group = "s" if "s" in names else (1 if match.re.groups else 0)
         secret = match.group(group)
-        if not secret or "[REDACTED" in secret or (check is not None and not check(secret)):
+        if not secret or _in_mark(match, group) or placeholder(secret):
+            return match.group(0)
+        if check is not None and not check(secret):
             return match.group(0)
         start, end = match.start(group) - match.start(), match.end(group) - match.start()
         whole = match.group(0)
         return whole[:start] + mark + whole[end:]
 
     return replace
+
+
+def _in_mark(match: re.Match[str], group: int | str) -> bool:
+    """Does the match's secret touch a mark an earlier rule left (`-u [REDACTED:x]` is no
+    `user:password`)?"""
+    text, start, end = match.string, match.start(group), match.end(group)
+    opened = text.rfind("[REDACTED:", 0, end)
+    return opened >= 0 and text.find("]", opened) >= start
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
@@ -308,9 +399,11 @@ def prepare() -> None:
 
 def _rules() -> list[_Rule]:
     if not _compiled:
+        rules = _gitleaks_rules()
+        _first_own_rule[0] = len(rules)
         found = [(kind, re.compile(pattern, re.DOTALL)) for kind, pattern in RULES]
         found += _maintained_rules()
-        rules = [_Rule(kind, p, _replacer(kind)) for kind, p in found]
+        rules += [_Rule(kind, p, _replacer(kind)) for kind, p in found]
         for pattern, gate in ((_FLAG, _FLAG_GATE), (_ASSIGNMENT, _ASSIGNMENT_GATE)):
             compiled, gated = re.compile(pattern), re.compile(gate)
             lower = re.compile(gate.removeprefix("(?i)"))
@@ -319,45 +412,62 @@ def _rules() -> list[_Rule]:
     return _compiled
 
 
+def _gitleaks_rules() -> list[_Rule]:
+    """gitleaks' rule set (D14): each rule finds its secrets itself (`gitleaks.Rule`); its
+    pattern here matches nothing, so the prefilter knows a rule only by its keywords."""
+    from ccstate import gitleaks
+
+    out = []
+    for found in gitleaks.rules():
+        rule = _Rule(found.id, _NOTHING, _keep)
+        rule.finder = found
+        out.append(rule)
+    return out
+
+
+_NOTHING = re.compile("(?!)")
+
+
+def _needs(rule: _Rule) -> tuple[clues.Need, ...]:
+    from ccstate import clues
+
+    if rule.finder is not None:
+        keywords = rule.finder.keywords
+        return (clues.Need(frozenset(keywords), folded=True),) if keywords else ()
+    return clues.needs(rule.gate) if rule.gate is not None else ()
+
+
 def _prefilter() -> clues.Prefilter:
     if not _prefilters or _prefilters[0][0] is not _compiled[0]:
         from ccstate import clues
 
         rules = _rules()
-        gates = [clues.needs(r.gate) if r.gate is not None else () for r in rules]
-        _prefilters[:] = [(rules[0], clues.Prefilter([r.pattern for r in rules], gates))]
+        gates = [_needs(r) for r in rules]
+        _prefilters[:] = [(rules[0], clues.Prefilter(prefilter_patterns(rules), gates))]
     return _prefilters[0][1]
+
+
+def prefilter_patterns(rules: Sequence[_Rule]) -> list[re.Pattern[str]]:
+    """What the prefilter reads each rule's needs and stretch from: a gitleaks rule's own
+    regex (compiled here, once: the prefilter is built for many texts), whose literals and
+    runs say more than its keywords alone (`jwt`'s keyword `ey` is in most texts; its
+    regex needs 17 letters or digits after it too)."""
+    return [r.finder.pattern if r.finder is not None else r.pattern for r in rules]
 
 
 def _keep(match: re.Match[str]) -> str:
     return match.group(0)
 
 
-# detect-secrets' regex plugins (module, class). Keyword and entropy plugins are left out:
-# rule 4 covers assignments with fewer false positives, and prose has no quotes to anchor on.
+# detect-secrets' regex plugins (module, class) for the kinds gitleaks' rule set has no rule
+# for (D14: its other detectors changed gitleaks' false-positive samples, e.g. any 20 capitals
+# after `ASIA`). Keyword and entropy plugins are left out: rule 4 covers assignments with
+# fewer false positives, and prose has no quotes to anchor on.
 MAINTAINED_PLUGINS = (
-    ("aws", "AWSKeyDetector"),
-    ("azure_storage_key", "AzureStorageKeyDetector"),
-    ("basic_auth", "BasicAuthDetector"),
     ("cloudant", "CloudantDetector"),
-    ("discord", "DiscordBotTokenDetector"),
-    ("github_token", "GitHubTokenDetector"),
-    ("gitlab_token", "GitLabTokenDetector"),
     ("ibm_cloud_iam", "IbmCloudIamDetector"),
     ("ibm_cos_hmac", "IbmCosHmacDetector"),
-    ("jwt", "JwtTokenDetector"),
-    ("mailchimp", "MailchimpDetector"),
-    ("npm", "NpmDetector"),
-    ("openai", "OpenAIDetector"),
-    ("private_key", "PrivateKeyDetector"),
-    ("pypi_token", "PypiTokenDetector"),
-    ("sendgrid", "SendGridDetector"),
-    ("slack", "SlackDetector"),
     ("softlayer", "SoftlayerDetector"),
-    ("square_oauth", "SquareOAuthDetector"),
-    ("stripe", "StripeDetector"),
-    ("telegram_token", "TelegramBotTokenDetector"),
-    ("twilio", "TwilioKeyDetector"),
 )
 
 
@@ -395,7 +505,7 @@ def _maintained_rules() -> list[tuple[str, re.Pattern[str]]]:
     rules = _import_maintained_rules()
     rows = [(kind, p.pattern, p.flags) for kind, p in rules]
     try:
-        store.atomic_write_json(cache, {"key": key, "rules": rows}, durable=False)
+        store.atomic_write_json(cache, {"key": key, "rules": rows}, durable=False, private=True)
     except OSError:  # a read-only cache: read the package again next time
         return rules
     return rules
@@ -449,6 +559,8 @@ def _redact_assignment(match: re.Match[str]) -> str:
         return match.group(0)
     if not value or re.match(_HARMLESS_VALUE, value) or "[REDACTED" in value:
         return match.group(0)
+    if placeholder(value) or re.search(_PUBLIC, name) or (not quote and re.fullmatch(_REF, value)):
+        return match.group(0)
     if _PASSWORD_WORDS.search(name.rstrip("_-.")):
         secret = len(value) >= 4 and not value.isdigit()
     else:
@@ -457,6 +569,63 @@ def _redact_assignment(match: re.Match[str]) -> str:
         return match.group(0)
     marked = f"{quote}{MARK.format('assignment')}{quote}"
     return f"{name}{match.group('sep')}{marked}"
+
+
+# No secret shape we know is longer than this (an RSA-4096 private key is ~3.3 KB of PEM):
+# what a cut to a text's tail must redact before it, for a secret reaching into the tail to
+# be seen from its start (a key's `BEGIN` line, an assignment's name).
+CUT_SLACK = 8192
+# What a cut to a text's head must redact past it: the rest of a secret that starts in the
+# head. Every context a rule needs before a secret is then in the head itself, and the
+# shapes longer than this match cut short too (a key block without its `END` line, a JWT).
+HEAD_SLACK = 1024
+# A tail's window: 2 KB before what the cut keeps covers a secret reaching into it and the
+# context its rule reads before it (a name, a `curl` line, a key's `BEGIN` line in reach),
+# unless those 2 KB could be the inside of a longer secret (only base64 and token characters
+# and line ends: a private key's body, a long JWT); then `CUT_SLACK`.
+TAIL_SLACK = 2048
+_INSIDE_A_SECRET = re.compile(r"[A-Za-z0-9+/=_.\-\r\n]*")
+
+
+def before_cut(text: str, *, head: int = 0, tail: int = 0, redactor: Redactor | None = None) -> str:
+    """`text` redacted wherever a cut to its first `head` and/or last `tail` characters may
+    look, so that cutting it afterwards never leaves part of a secret a rule would have found
+    whole (#23: a key's `BEGIN` line cut off, then its body kept; a token cut short of its
+    length). What is redacted is a window of the head (the tail) at least `HEAD_SLACK`
+    (`TAIL_SLACK`, or `CUT_SLACK`) longer, once redacted, than what the cut keeps: a secret
+    reaching into the kept part is inside it whole, with what its rule needs, and one the
+    window's own edge cuts stays beyond the cut. The text beyond the windows is dropped;
+    with both cuts the two windows are joined by a line `…`. A text shorter than its
+    windows is redacted whole. `redactor` (default: the rules alone) also
+    hides the project's .env values."""
+    fn = redactor.redact if redactor is not None else apply_rules
+    if not text or not (head or tail):
+        return fn(text) if text else text
+    if not tail:
+        return _window(text, head, fn, HEAD_SLACK, from_end=False)
+    slack = _tail_slack(text, tail)
+    if not head:
+        return _window(text, tail, fn, slack, from_end=True)
+    if len(text) <= head + tail + HEAD_SLACK + slack:
+        return fn(text)
+    first = _window(text, head, fn, HEAD_SLACK, from_end=False)
+    return f"{first}\n…\n{_window(text, tail, fn, slack, from_end=True)}"
+
+
+def _tail_slack(text: str, tail: int) -> int:
+    before = text[max(0, len(text) - tail - TAIL_SLACK) : max(0, len(text) - tail)]
+    return CUT_SLACK if _INSIDE_A_SECRET.fullmatch(before) else TAIL_SLACK
+
+
+def _window(text: str, keep: int, fn: Callable[[str], str], slack: int, *, from_end: bool) -> str:
+    """The redacted head (or tail) of `text`, long enough that `keep` characters of it end
+    `slack` before the window's raw edge however much the marks shortened it."""
+    size = keep + slack
+    while True:
+        out = fn(text[-size:] if from_end else text[:size])
+        if size >= len(text) or len(out) >= keep + slack:
+            return out
+        size = max(size + 1024, keep + slack + size - len(out))
 
 
 def redact(text: str, literals: Sequence[str] = ()) -> str:

@@ -56,15 +56,46 @@ def ensure_state_dir(state: StrPath) -> None:
 
 
 def ensure_private_dir(folder: StrPath) -> None:
-    """`folder` and its missing parents exist; `folder` itself is 0700 (one stat when it is)."""
+    """`folder` and its missing parents exist, each one created 0700 whatever the umask
+    (`make_private_dirs`); `folder` itself is 0700 (one stat when it is)."""
     folder = os.fspath(folder)
     try:
         st = os.stat(folder)
     except FileNotFoundError:
-        os.makedirs(folder, mode=PRIVATE_DIR_MODE, exist_ok=True)
+        make_private_dirs(folder)
         st = os.stat(folder)
     if st.st_mode & 0o777 != PRIVATE_DIR_MODE:
         os.chmod(folder, PRIVATE_DIR_MODE)
+
+
+def make_private_dirs(folder: StrPath) -> None:
+    """Create `folder` and every missing parent 0700, whatever the umask (#23: `os.makedirs`
+    gives the parents the umask's mode, and its `mode` is masked too). Folders that exist
+    are left as they are. Every folder ccstate creates goes through here."""
+    folder = os.path.abspath(os.fspath(folder))
+    missing = []
+    while not os.path.isdir(folder):
+        missing.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, PRIVATE_DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(path, PRIVATE_DIR_MODE)
+
+
+def in_state(path: StrPath) -> bool:
+    """Is `path` inside a state dir (a `.ccstate` folder, or under `CCSTATE_HOME`)? What is
+    written there is private: 0600 files in 0700 folders (#23)."""
+    path = os.path.abspath(os.fspath(path))
+    if f"{os.sep}.ccstate{os.sep}" in path + os.sep:
+        return True
+    home = os.environ.get("CCSTATE_HOME") or ""
+    return bool(home) and (path + os.sep).startswith(os.path.abspath(home) + os.sep)
 
 
 def atomic_write_text(
@@ -78,6 +109,7 @@ def atomic_write_text(
     """
     path = os.fspath(path)
     folder, name = os.path.split(path)
+    private = private or in_state(path)
     if private:
         ensure_private_dir(folder or ".")
     else:
@@ -157,7 +189,7 @@ class file_lock:  # used like a function: `with file_lock(path):`
         self._fallback: Any = None
 
     def _open(self) -> int:
-        os.makedirs(os.path.dirname(self.lock_path) or ".", exist_ok=True)
+        make_private_dirs(os.path.dirname(self.lock_path) or ".")  # only state is locked
         return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
 
     def __enter__(self) -> None:

@@ -336,3 +336,26 @@ def test_decide_refuses_a_file_with_errors_even_with_a_summary(project: Path) ->
     path.write_text(path.read_text() + "\n## Not an entry\n")
     with pytest.raises(decisions.CcstateError, match="'## Not an entry' has no '- Status:' line"):
         record(project, "Second")
+
+
+# a GitHub token as gitleaks' own samples build one (tests/fixtures/gitleaks)
+TOKEN = "ghp_" + "Kx7Qm2Vd9Rt4Lp8Ws3Zn6Bf1Hj5Yc0Ga4Eu7"
+
+
+def test_a_secret_in_a_title_is_neither_stored_nor_shown(project: Path) -> None:
+    """#23: the summary cache stores every string redacted, titles too, and the capsule shows
+    what it stores: after a parse (SessionStart) and after a parse-free `decide`."""
+    (project / "DECISIONS.md").write_text(
+        CANONICAL.replace("Cite decisions by ID", f"Rotate {TOKEN} monthly")
+    )
+    payload = make_payload("SessionStart", project, source="startup")
+    code, parsed, _, err = run_hook("SessionStart", payload, cwd=project)
+    assert (code, err) == (0, "")
+    shown = parsed["hookSpecificOutput"]["additionalContext"]
+    assert "  - D5: Rotate " in shown
+    cache = Path(capsule.cache_path(state(project)))
+    record(project, f"Pin {TOKEN} in CI")
+    summary = cache.read_text()
+    assert "Pin " in summary and "Rotate " in summary
+    for text in (shown, summary, "\n".join(section(project))):
+        assert not any(TOKEN[i : i + 12] in text for i in range(len(TOKEN) - 11)), text

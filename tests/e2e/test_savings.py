@@ -1,11 +1,11 @@
 """Savings counted only as applied (#24.4), in the real Claude Code CLI: one session makes every
 kind of replacement ccstate has (an identical notice, an unseen range, a diff, a Read after the
-context's own Write, a Read after its own Edit, an output digest, a shell read's notice); the
-last request body carries each one, and `ccstate report` over the transcript credits exactly
-those: their count per kind, and the tokens they kept out by the report's own rules computed
-from the files here. A replacement Claude Code rejects (a wrong `updatedToolOutput` shape) is
-counted as nothing. And Claude Code's own read dedupe (#23): the pinned versions never send
-it.
+context's own Write, a Read after its own Edit, an output digest, a shell read's notice; and
+in a second session digests of encoded runs and of redrawn progress bars); the last request
+body carries each one, and `ccstate report` over the transcript credits exactly those: their
+count per kind, and the tokens they kept out by the report's own rules computed from the
+files here. A replacement Claude Code rejects (a wrong `updatedToolOutput` shape) is counted
+as nothing. And Claude Code's own read dedupe (#23): the pinned versions never send it.
 """
 
 from __future__ import annotations
@@ -181,6 +181,83 @@ def status_kept(project: Path, session: str, transcript: Path, wait_s: float = 2
         cwd=project,
     )
     return proc.stdout.strip()
+
+
+# An image API's answer as `curl ... | jq .` prints it: the image a data URL of base64.
+IMAGE = """
+import base64, json, random
+rnd = random.Random(5)
+png = base64.b64encode(bytes(rnd.randrange(256) for _ in range(int(__import__("sys").argv[1]))))
+doc = {"id": "gen-7", "model": "example/image", "choices": [{"index": 0, "message": {
+    "role": "assistant", "images": [{"type": "image_url", "image_url": {
+        "url": "data:image/png;base64," + png.decode()}}]}}], "usage": {"total_tokens": 2580}}
+print(json.dumps(doc, indent=2))
+"""
+# A flashing tool's progress bar, redrawn with \\r and coloured, as esptool prints it.
+FLASH = """
+import sys
+print("\\x1b[0;33mWarning:\\x1b[0m Deprecated: use write-flash")
+for step in ("Connecting...", "Chip type: ESP32-S3", "Uploading stub flasher...", "Stub running."):
+    print(step)
+total = 1048576
+for k in range(65):
+    done = min(total, k * 16384)
+    bar = ("=" * (done * 30 // total)).ljust(30)
+    sys.stdout.write(f"\\r\\x1b[KWriting at 0x{done:08x} [{bar}] {100 * done / total:5.1f}% ")
+print()
+print("Wrote 1617920 bytes (1048576 compressed) at 0x00010000 in 11.6 seconds.")
+print("Hash of data verified.")
+"""
+
+
+def test_encoded_runs_and_redraws_are_digests_in_the_request_and_credited_exactly(
+    claude, fake_api, project: Path, claude_home: Path, tmp_path: Path
+) -> None:
+    """An image as base64 inside JSON (whole, and over Claude Code's 30,000 characters, where
+    it persists the output and the hook digests the file), and a progress bar's redraws: each
+    reaches the model as its digest, and the report credits exactly what each kept out."""
+    (project / "image.py").write_text(IMAGE)
+    (project / "flash.py").write_text(FLASH)
+    fake_api.set_script(
+        [
+            tool_use("Bash", {"command": "python3 image.py 15000"}),  # 20,000 base64 characters
+            tool_use("Bash", {"command": "python3 image.py 60000"}),  # persisted by Claude Code
+            tool_use("Bash", {"command": "python3 flash.py"}),
+            text("done"),
+        ]
+    )
+    done = claude("work", plugin_dir=REPO, extra_args=["--allowedTools", "Bash"])
+    assert done.result is not None and done.result["result"] == "done"
+    assert "does not match" not in done.debug_log.read_text()
+    image, persisted, flash = (result for _use, result in calls(fake_api))
+    for digest in (image, persisted):
+        assert DIGEST in digest and len(digest) < 1200
+        data = json.loads(digest.split("\n[ccstate: digest of ")[0])  # still JSON
+        url = data["choices"][0]["message"]["images"][0]["image_url"]["url"]
+        assert url.startswith("data:image/png;base64,") and "base64 characters left out]" in url
+        assert data["usage"] == {"total_tokens": 2580}
+        assert "1 base64 or hex run cut)" in digest
+    assert (
+        DIGEST in flash and "(terminal codes removed, redrawn lines at their last state)" in flash
+    )
+    shown = flash.split("\n")
+    assert any(row.startswith("Writing at 0x00100000 [==============================] 100.0%")
+               for row in shown)  # fmt: skip
+    assert not any(row.startswith("Writing at 0x00000000") for row in shown)
+    assert "\x1b" not in flash and "\r" not in flash
+    originals = [
+        Path(d.split("Complete output: ")[1].split(" - Read it")[0]).read_bytes().decode()
+        for d in (image, persisted, flash)
+    ]
+    assert "\r\x1b[KWriting at 0x00000000" in originals[2]  # the original, byte for byte
+    assert len(originals[1]) > 80_000  # the persisted file, not Claude Code's cut
+    expected = [len(o) - len(d) for o, d in zip(originals, (image, persisted, flash), strict=True)]
+    figures = report_json(claude_home, tmp_path)["total"]["ccstate"]
+    assert figures["digests"] == 3
+    assert figures["saved_tokens"] == est(sum(expected))
+    (transcript,) = (claude_home / ".claude" / "projects").rglob("*.jsonl")
+    kept = summary.kept_out_as_applied(read_transcript(transcript))
+    assert (kept.tokens, kept.replacements) == (est(sum(expected)), 3)
 
 
 BAD_HOOK = """

@@ -17,7 +17,10 @@ def _scan() -> Scan:
     scan.checks["pytest -q"] = Check("pytest -q", False, 10, "1 failed")
     scan.checks["ruff check"] = Check("ruff check", True, 11)
     scan.problems["Bash:deploy"] = Problem(
-        "Bash", "deploy --token sk-ant-api03-" + "x" * 24, "no", 12
+        "Bash",
+        "deploy --token sk-ant-api03-" + "aB3xK9mQ2vL8pR5tW1zY7nC4",
+        "no",
+        12,  # no x-run: a placeholder stays
     )
     scan.todos = [Todo("completed", "done", 5), Todo("in_progress", "the  parser", 6)]
     return scan

@@ -4,7 +4,7 @@ from pathlib import Path
 from typing import Any
 
 from ccstate.handoff import scan as handoff_scan
-from ccstate.handoff.scan import Check, Prompt, Scan, Todo
+from ccstate.handoff.scan import Check, Prompt, Scan, Todo, failure_line, problem_key
 from helpers import FIXTURES
 
 SESSION = FIXTURES / "handoff" / "session.jsonl"
@@ -40,6 +40,9 @@ def result(tool_id: str, text: str, *, error: bool = False, extra: Any = None) -
     return user([block], **({"toolUseResult": extra} if extra is not None else {}))
 
 
+BUILD_OUTPUT = "Exit code 2\n> docs@1.0.0 build\nError: Cannot find module 'vitepress'"
+
+
 def test_fixture_session_facts() -> None:
     scan = scan_of(SESSION)
     assert (scan.session_id, scan.branch, scan.cwd) == (
@@ -59,9 +62,12 @@ def test_fixture_session_facts() -> None:
     }
     assert list(scan.checks.values()) == [
         Check("python -m pytest -q tests/test_weeks.py", True, 20),
-        Check("npm run build", False, 28, "Error: Cannot find module 'vitepress'"),
+        Check("npm run build", False, 28, BUILD_OUTPUT),
     ]
-    assert list(scan.problems) == ["Bash:npm run"]  # the Edit error was resolved; rm was refused
+    assert failure_line(BUILD_OUTPUT) == "Error: Cannot find module 'vitepress'"
+    # the Edit error was resolved; rm was refused. Keys are digests of the call (#23).
+    assert list(scan.problems) == [problem_key("Bash", {"command": "npm run build"})[0]]
+    assert [p.subject for p in scan.problems.values()] == ["npm run build"]
     assert scan.commits == {
         "1a2b3c4": ("parser: ISO week dates (token=ghp_PLANTEDtoken000000000000000000000000)", 24)
     }
@@ -150,7 +156,10 @@ def test_bash_checks_background_and_interrupted() -> None:
         ("cargo test --all", None),
         ("cd web && npm test", False),
     ]
-    assert list(scan.problems) == ["Bash:npm test", "Bash:ls -la"]
+    assert [(p.subject, p.message) for p in scan.problems.values()] == [
+        ("cd web && npm test", "partial"),
+        ("ls -la", "boom"),
+    ]
 
 
 def test_a_later_success_resolves_an_error_of_the_same_kind() -> None:
@@ -207,3 +216,16 @@ def test_a_line_nested_past_the_interpreters_limit_is_skipped(tmp_path: Path) ->
     path = tmp_path / "t.jsonl"
     path.write_text('{"type": "user"}\n' + "[" * 5_000 + "]" * 5_000 + '\n{"type": "system"}\n')
     assert [n for n, _record in handoff_scan.iter_numbered(path)] == [1, 3]
+
+
+def test_a_problem_key_holds_no_word_of_the_call() -> None:
+    """#23: recall stores its keys, and a command's first words can be a secret."""
+    secret = "AWS_SECRET_ACCESS_KEY=" + "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYzq9Q2v8LmT4"
+    key, subject = problem_key("Bash", {"command": f"cd app && {secret} make deploy"})
+    assert subject == f"cd app && {secret} make deploy"
+    assert key.startswith("Bash:") and "wJalr" not in key and "AWS" not in key
+    assert key == problem_key("Bash", {"command": f"{secret} make deploy"})[0]  # the last step
+    assert key != problem_key("Bash", {"command": "make deploy"})[0]
+    path_key, path = problem_key("Edit", {"file_path": f"/srv/{secret}.txt"})
+    assert path_key.startswith("file:") and "wJalr" not in path_key and secret in path
+    assert path_key == problem_key("Read", {"file_path": f"/srv/{secret}.txt"})[0]

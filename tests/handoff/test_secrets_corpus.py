@@ -124,4 +124,5 @@ def test_the_maintained_rule_set_is_used_when_installed() -> None:
     pytest.importorskip("detect_secrets")
     assert redact.maintained_available()
     kinds = {kind for kind, _pattern in redact._patterns()}
-    assert {"stripe", "awskey", "privatekey", "twiliokey", "sendgrid"} <= kinds
+    assert {"cloudant", "ibmcloudiam", "ibmcoshmac", "softlayer"} <= kinds
+    assert {"aws-access-token", "stripe-access-token", "private-key"} <= kinds  # gitleaks

@@ -200,7 +200,7 @@ def test_notes_lead_the_handoff_and_the_capsule(git_project: Path, tmp_path: Pat
     )
     assert (path, count) == (result.path, 2)
     text = result.path.read_text()
-    assert "rotate [REDACTED:github-token]; then run make [note 2]" in text
+    assert "rotate [REDACTED:github-pat]; then run make [note 2]" in text
     assert "(note) on 2026-03-01 11:01:00 UTC" in text
     assert capsule(git_project)[1] == "  - next: early note (+1 more)"
     assert secret not in "".join(p.read_text() for p in state.rglob("*") if p.is_file())

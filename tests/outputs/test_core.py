@@ -60,6 +60,26 @@ def test_each_tool_gets_its_treatment() -> None:
     assert core.digest_for("mcp__x__list", blob).how == "json"  # type: ignore[union-attr]
 
 
+def test_progress_redraws_and_colours_alone_give_what_a_terminal_shows() -> None:
+    text = (FIXTURES / "outputs" / "esptool-flash.txt").read_bytes().decode()  # \r kept
+    body = core.digest_for("Bash", text)
+    assert body is not None and body.how == "terminal" and len(body.text) < len(text) / 5
+    rows = body.text.split("\n")
+    done = "Writing at 0x00190000 [==============================] 100.0% 1048576/1048576 bytes... "
+    assert done in rows
+    assert "\x1b" not in body.text and "\r" not in body.text
+    assert "(terminal codes removed, redrawn lines at their last state)" in core.with_handle(
+        body, text, "/p/o.txt"
+    )
+    # colours alone: the same text without them
+    coloured = "\n".join(
+        f"\x1b[1;3{i % 8}m{w}\x1b[0m: {i} \x1b[2m(cached)\x1b[0m" for i, w in enumerate(WORDS)
+    )
+    body = core.digest_for("Bash", coloured)
+    assert body is not None and body.how == "terminal"
+    assert body.text.split("\n")[:2] == ["alphak: 0 (cached)", "alphal: 1 (cached)"]
+
+
 @pytest.mark.parametrize(
     "text",
     [

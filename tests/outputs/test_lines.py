@@ -19,6 +19,14 @@ def test_normalize_strips_terminal_codes_and_keeps_the_last_redraw() -> None:
     assert L.normalize(text) == ["✓ ok", "[###] 100%", "end"]
 
 
+def test_a_failure_a_redraw_drew_over_stays_before_the_last_frame() -> None:
+    text = "get 10%\rERROR: connection reset by peer\rget 20%\rget 20%\nretry 1\rretry 2"
+    assert L.normalize(text) == ["ERROR: connection reset by peer \u21b5 get 20%", "retry 2"]
+    # a failure in the last frame is that frame; one repeated is said once
+    text = "\u2717 a failed\rx\r\u2717 a failed\rdone: Error: boom"
+    assert L.normalize(text) == ["\u2717 a failed \u21b5 done: Error: boom"]
+
+
 def test_normalize_leaves_plain_text_as_it_is() -> None:
     assert L.normalize("a\nb\n") == ["a", "b", ""]
 

@@ -263,3 +263,47 @@ def test_the_full_text_index_holds_every_moment_however_it_was_built(
     build(state, files, full=True)
     assert len(_fts_matches_docs(state)) == 7
     assert count(state, "SELECT count(*) FROM fts") == count(state)
+
+
+PEM_BODY = "MIIEowIBAAKCAQEA" + "q9Zx7Lm2Tk4Rw8Pv3Bn6Yc1Hd5Jf0Gs" * 40  # a key's body, made here
+
+
+@pytest.mark.parametrize("kind", ["RSA", "EC", "OPENSSH"])
+def test_a_private_key_in_a_long_output_never_reaches_the_index(tmp_path: Path, kind: str) -> None:
+    """#23: the output was cut to its last lines before it was redacted, so the BEGIN line was
+    gone and the key's body was stored."""
+    lines = "\n".join(PEM_BODY[i : i + 64] for i in range(0, len(PEM_BODY), 64))
+    pem = f"-----BEGIN {kind} PRIVATE KEY-----\n{lines}\n-----END {kind} PRIVATE KEY-----"
+    records = [
+        prompt_record("print the deploy key"),
+        tool_use_record("t1", "Bash", {"command": "cat deploy.pem"}),
+        tool_result_record("t1", "noise line\n" * 400 + pem),
+        tool_use_record("t2", "Bash", {"command": "make deploy"}),
+        tool_result_record("t2", "Exit code 2\n" + "building\n" * 300 + pem, True),
+    ]
+    state = tmp_path / "state"
+    build(state, [write_jsonl(tmp_path / "s.jsonl", records)])
+    blob = b"".join(p.read_bytes() for p in index.folder(state).iterdir())
+    assert count(state) >= 2
+    for i in range(0, len(PEM_BODY) - 12, 7):
+        assert PEM_BODY[i : i + 12].encode() not in blob
+
+
+def test_secrets_in_a_failed_commands_key_never_reach_the_stored_state(tmp_path: Path) -> None:
+    """#23: a failed call waits for its fix under a key made of its command's first words;
+    the keys of the extractor's state were stored unredacted."""
+    azure = "Zq9" + "xLm2Tk4Rw8Pv3Bn6Yc1Hd5Jf0GsQa7Ue" * 2 + "=="
+    commands = [
+        f"az storage blob upload --connection-string 'AccountName=a;SharedAccessKey={azure}'",
+        f"{SECRET} deploy",
+    ]
+    records = [prompt_record("upload")]
+    for n, command in enumerate(commands):
+        records += [
+            tool_use_record(f"t{n}", "Bash", {"command": command}),
+            tool_result_record(f"t{n}", "Exit code 1\nerror: refused", True),
+        ]
+    state = tmp_path / "state"
+    build(state, [write_jsonl(tmp_path / "s.jsonl", records)])
+    blob = b"".join(p.read_bytes() for p in index.folder(state).iterdir())
+    assert azure[:20].encode() not in blob and SECRET[:16].encode() not in blob

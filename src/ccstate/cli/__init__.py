@@ -155,14 +155,22 @@ def error_handler() -> Iterator[None]:
 
         project = _resolved[0] if _resolved else paths.find_project_root(Path.cwd())  # -C
         log = paths.state_dir(project) / "logs" / "cli.log"
+        trace, message = traceback.format_exc(), f"{type(exc).__name__}: {exc}"
+        try:  # an exception's text can quote what it failed on (#23)
+            from ccstate import redact
+
+            redactor = redact.for_project(project)
+            trace, message = redactor.redact(trace), redactor.redact(message)
+        except Exception:
+            trace, message = f"{type(exc).__name__} (text withheld: redaction failed)\n", ""
         with contextlib.suppress(OSError):
             from ccstate import store
 
             store.ensure_private_dir(log.parent)
             fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, store.PRIVATE_FILE_MODE)
             with os.fdopen(fd, "a", encoding="utf-8") as fh:
-                fh.write(traceback.format_exc())
-        click.echo(f"An unexpected error has occurred: {type(exc).__name__}: {exc}", err=True)
+                fh.write(trace)
+        click.echo(f"An unexpected error has occurred: {message or type(exc).__name__}", err=True)
         click.echo(f"Check the log at {log}", err=True)
         sys.exit(ExitStatus.UNEXPECTED)
 

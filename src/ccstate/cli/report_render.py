@@ -18,6 +18,17 @@ _NUM = {"justify": "right", "no_wrap": True}
 
 
 TOOLS_SHOWN = 12
+_redactor: list[Any] = []
+
+
+def _shown(text: str) -> str:
+    """A string from the transcripts (a path, a hook's command, a tool's name), redacted
+    before a table folds or cuts it (#23)."""
+    if not _redactor:
+        from ccstate import redact
+
+        _redactor.append(redact.Redactor())
+    return str(_redactor[0].redact(text))
 
 
 def render(
@@ -112,7 +123,7 @@ def rebuilds_table(result: Report, top: int | None) -> Table:
     for r in shown:
         extra = "?" if r.extra_usd is None else f"${r.extra_usd:,.2f}"
         table.add_row(
-            r.session[:14],
+            _shown(r.session)[:14],
             f"{r.line}",
             audit.LABELS[r.kind],
             _gap(r.gap),
@@ -145,7 +156,7 @@ def hooks_table(scope: Scope) -> Table | None:
     for name in ("runs", "p50 ms", "p95 ms", "max ms", "total s"):
         table.add_column(name, **_NUM)  # type: ignore[arg-type]
     for r in rows:
-        name = hooktax.short_name(r.command)
+        name = _shown(hooktax.short_name(r.command))
         table.add_row(
             name,
             f"{r.runs:,}",
@@ -184,7 +195,8 @@ def _sessions_table(result: Report) -> Table:
         table.add_column("project", overflow="fold", max_width=30)
     _token_columns(table)
     for s in result.sessions:
-        cells = [s.session_id, s.first[:16].replace("T", " ")] + [s.project] * projects
+        cells = [_shown(s.session_id), s.first[:16].replace("T", " ")]
+        cells += [_shown(s.project)] * projects
         table.add_row(*cells, *_token_cells(s.scope.tokens))
     table.add_section()
     blank = [""] * (1 + projects)
@@ -197,7 +209,7 @@ def _models_table(scope: Scope) -> Table:
     table.add_column("model", no_wrap=True)
     _token_columns(table)
     for model, tokens in sorted(scope.by_model.items(), key=lambda kv: (-kv[1].cost, kv[0])):
-        table.add_row(model, *_token_cells(tokens))
+        table.add_row(_shown(model), *_token_cells(tokens))
     if scope.subagents.calls:
         table.add_section()
         table.add_row("(of which subagents)", *_token_cells(scope.subagents), style="dim")
@@ -223,7 +235,7 @@ def _composition_table(scope: Scope) -> Table:
             share = (
                 f"{tokens / all_results:.1%}" if what.startswith(("tool", "Read", "Bash")) else ""
             )
-            table.add_row(what, f"{count:,}", f"{tokens:,}", share)
+            table.add_row(_shown(what), f"{count:,}", f"{tokens:,}", share)
     return table
 
 
@@ -236,7 +248,7 @@ def _rereads_table(scope: Scope, top: int) -> Table | None:
     table.add_column("re-reads", **_NUM)  # type: ignore[arg-type]
     table.add_column("est. tokens", **_NUM)  # type: ignore[arg-type]
     for path, n, tokens in rows:
-        table.add_row(path, f"{n:,}", f"{tokens:,}")
+        table.add_row(_shown(path), f"{n:,}", f"{tokens:,}")
     return table
 
 
@@ -257,7 +269,7 @@ def _compactions_table(
             kept = f"{len(seen['kept'])}/{seen['asked']}" if seen and "asked" in seen else "-"
             rows.append(
                 [
-                    s.session_id,
+                    _shown(s.session_id),
                     c.timestamp[:16].replace("T", " "),
                     c.trigger,
                     f"{pre} -> {after}",

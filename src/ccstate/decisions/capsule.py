@@ -48,7 +48,7 @@ def summarize(log: Log) -> dict[str, Any]:
     active = sorted((d for d in decisions if d.status == "active"), key=lambda d: -d.number)
     valid = [i for i, value in log.markers if value is not None]
     return {
-        "active": [[d.number, d.title] for d in active[:MAX_LISTED]],
+        "active": [[d.number, stored_title(d.title)] for d in active[:MAX_LISTED]],
         "active_count": len(active),
         "decisions": len(decisions),
         "errors": sum(p.level == "error" for p in log.problems),
@@ -57,6 +57,15 @@ def summarize(log: Log) -> dict[str, Any]:
         # a parse-free append rewrites the marker in place: only when there is exactly one
         "marker": valid[0] if len(log.markers) == 1 and valid else None,
     }
+
+
+def stored_title(title: str) -> str:
+    """A decision's title as the summary stores it and the capsule shows it: redacted (#23:
+    every string ccstate stores goes through the redactor). Only on a parse or a `decide`,
+    never on a cached start."""
+    from ccstate import redact
+
+    return redact.redact(title)
 
 
 def capsule_lines(

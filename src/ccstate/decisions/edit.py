@@ -180,7 +180,8 @@ def _append_unparsed(
     last = text.find("\n", len(text.rstrip()))  # trailing blank lines go, as append_entry drops
     kept = text if last < 0 else text[:last]
     new_text = kept + "\n\n" + "\n".join(render_entry(made)) + "\n"
-    listed = [[number, made.title], *summary["active"]][: capsule.MAX_LISTED]
+    listed = [[number, capsule.stored_title(made.title)], *summary["active"]]
+    listed = listed[: capsule.MAX_LISTED]
     new_summary = {
         **summary,
         "active": listed,

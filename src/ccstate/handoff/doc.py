@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ccstate.gitinfo import Snapshot
-from ccstate.handoff.scan import Scan
+from ccstate.handoff.scan import Scan, failure_line
 from ccstate.redact import Redactor
 
 SCHEMA_VERSION = 1
@@ -34,6 +34,7 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("state", "Repository state", 4),
     ("compactions", "Compactions (what the summary kept of what ccstate asked)", 3),
 )
+CLIP_HEAD = 4000  # characters of a text an item looks at (whitespace is collapsed after)
 NAMED = ("session title:", "Claude Code's recap:")  # goal items that are not prompts
 MAX_KEPT = 60  # items kept in the JSON (the markdown shows fewer)
 NO_NOTES = 'none written yet: the agent adds them with `ccstate handoff note "..."`'
@@ -116,7 +117,8 @@ class Handoff:
 
 def clip(redactor: Redactor, text: str, limit: int) -> str:
     """Redact first (a secret must not be cut in half and survive), then one line, then trim."""
-    flat = _WS.sub(" ", redactor.redact(text[:4000])).strip()
+    head = redactor.before_cut(text, head=CLIP_HEAD)[:CLIP_HEAD]  # .env values too (#23)
+    flat = _WS.sub(" ", head).strip()
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
@@ -168,6 +170,9 @@ def note_items(notes: Sequence[str], r: Redactor) -> tuple[Item, ...]:
 
 
 def _relative(roots: Sequence[str]) -> Any:
+    """A path shown relative to the first root holding it; pass it redacted (relpath makes it
+    normal: `https://` would be `https:/` to redaction)."""
+
     def shown(path: str) -> str:
         for root in roots:
             if root and (path == root or path.startswith(root.rstrip("/") + "/")):
@@ -180,9 +185,10 @@ def _relative(roots: Sequence[str]) -> Any:
 def _changed(scan: Scan, snap: Snapshot, r: Redactor, shown: Any) -> tuple[Item, ...]:
     items = [
         Item(
-            f"{t.kind} `{clip(r, shown(t.path), 160)}`" + (f" x{t.count}" if t.count > 1 else ""),
+            f"{t.kind} `{clip(r, shown(r.redact(t.path)), 160)}`"
+            + (f" x{t.count}" if t.count > 1 else ""),
             f"L{t.first_line}" + (f"-L{t.last_line}" if t.last_line != t.first_line else ""),
-            "file:" + clip(r, shown(t.path), 60),
+            "file:" + clip(r, shown(r.redact(t.path)), 60),
         )
         for t in sorted(scan.touches.values(), key=lambda t: t.last_line, reverse=True)[:MAX_KEPT]
     ]
@@ -231,13 +237,18 @@ def _checks(scan: Scan, r: Redactor) -> tuple[Item, ...]:
     items = []
     for check in latest:
         verdict = {True: "passed", False: "FAILED", None: "started in the background"}[check.ok]
-        detail = f": {clip(r, check.detail, 160)}" if check.detail else ""
+        detail = f": {clip(r, _failure(r, check.output), 160)}" if check.output else ""
         command = clip(r, check.command, 140)
         short = clip(r, check.command, 60)
         items.append(
             Item(f"`{command}` {verdict}{detail}", f"L{check.line}", f"`{short}` {verdict}")
         )
     return tuple(items)
+
+
+def _failure(r: Redactor, output: str) -> str:
+    """A failed run's telling line, picked from its output once redacted (#23)."""
+    return failure_line(r.before_cut(output, head=CLIP_HEAD)[:CLIP_HEAD])
 
 
 def _todos(scan: Scan, r: Redactor) -> tuple[Item, ...]:
@@ -251,7 +262,9 @@ def _errors(scan: Scan, r: Redactor, shown: Any) -> tuple[Item, ...]:
     problems = sorted(scan.problems.values(), key=lambda p: p.line, reverse=True)[:10]
     return tuple(
         Item(
-            _problem_text(p.tool, clip(r, shown(p.subject), 100), clip(r, p.message, 180)),
+            _problem_text(
+                p.tool, clip(r, shown(r.redact(p.subject)), 100), clip(r, p.message, 180)
+            ),
             f"L{p.line}",
         )
         for p in problems

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ccstate.gitinfo import Snapshot
+from ccstate.handoff.doc import CLIP_HEAD
 from ccstate.handoff.scan import Scan
 from ccstate.redact import Redactor
 
@@ -36,12 +37,12 @@ def steer_facts(
     for touch in sorted(scan.touches.values(), key=lambda t: t.last_line, reverse=True):
         if known_git and not any(_same_file(touch.path, d) for d in dirty if d):
             continue
-        edited.append(r(_relative(touch.path, roots)))
+        edited.append(_relative(r(touch.path), roots))  # redacted, then made relative (#23)
     failing = [
         r(c.command) for c in sorted(scan.checks.values(), key=lambda c: -c.line) if c.ok is False
     ]
     errors = [
-        [p.tool, r(_relative(p.subject, roots)), r(" ".join(p.message.split())[:200])]
+        [p.tool, _relative(r(p.subject), roots), _line(redactor, p.message, 200)]
         for p in sorted(scan.problems.values(), key=lambda p: -p.line)
     ]
     return {
@@ -49,11 +50,16 @@ def steer_facts(
         "edited": _keys(edited),
         "failing": _keys(failing),
         "errors": [e for e in errors if len(e[1]) <= KEY_MAX][:MAX_EACH],
-        "todos": [[t.status, r(" ".join(t.text.split())[:200])] for t in scan.open_todos()][
-            :MAX_EACH
-        ],
-        "next": [r(" ".join(n.split())[:300]) for n in notes][-MAX_EACH:],
+        "todos": [[t.status, _line(redactor, t.text, 200)] for t in scan.open_todos()][:MAX_EACH],
+        "next": [_line(redactor, n, 300) for n in notes][-MAX_EACH:],
     }
+
+
+def _line(redactor: Redactor, text: str, limit: int) -> str:
+    """`text` redacted, then made one line, then cut to `limit` (#23: a cut or a collapse
+    before redaction can leave part of a secret no rule then reads)."""
+    head = redactor.before_cut(text, head=CLIP_HEAD)[:CLIP_HEAD]
+    return " ".join(head.split())[:limit]
 
 
 def _keys(values: list[str]) -> list[str]:

@@ -5,12 +5,15 @@ handoff needs: the first and latest user prompts, files edited or written, the
 last test/build commands and whether they passed, commits seen in `git commit`
 output, the last todo list, errors not followed by a success of the same kind,
 and decision IDs mentioned. Every fact keeps the transcript line it came from.
-Texts are kept raw but bounded (`TEXT_CAP`); redaction happens when the handoff
-is built, before anything is trimmed for display.
+Texts are kept raw but bounded (`KEEP`: the `TEXT_CAP` characters a handoff looks at, plus
+`redact.CUT_SLACK` so that a secret reaching into them is whole); redaction happens when the
+handoff is built, before anything is cut for display (#23). Lookup keys hold no text of the
+call (`problem_key`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -18,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ccstate.redact import CUT_SLACK
 from ccstate.transcript import iter_lines, message_content
 
-TEXT_CAP = 4000  # characters kept from any one prompt, command or output
+TEXT_CAP = 4000  # characters of any one prompt, command or output a handoff looks at
+KEEP = TEXT_CAP + CUT_SLACK  # characters kept raw: redaction sees a secret at the cap whole
 FILE_TOOLS = {"Edit": "edited", "MultiEdit": "edited", "NotebookEdit": "edited", "Write": "written"}
 TODO_TOOLS = {"TodoWrite"}
 MAX_PENDING = 2000  # tool_use blocks waiting for their result (bounded for odd transcripts)
@@ -87,7 +92,7 @@ class Check:
     command: str
     ok: bool | None  # None: still running (sent to the background)
     line: int
-    detail: str = ""
+    output: str = ""  # a failed run's output, raw (the handoff shows its telling line)
 
 
 @dataclass(frozen=True)
@@ -155,7 +160,7 @@ class Scan:
         elif kind in TITLE_KEYS:
             value = record.get(TITLE_KEYS[kind])
             if isinstance(value, str) and value.strip():
-                self.titles[kind] = Prompt(value.strip()[:TEXT_CAP], line)
+                self.titles[kind] = Prompt(value.strip()[:KEEP], line)
 
     def _system(self, line: int, record: dict[str, Any]) -> None:
         subtype = record.get("subtype")
@@ -164,7 +169,7 @@ class Scan:
         elif subtype == "away_summary" and isinstance(record.get("content"), str):
             recap = record["content"].removesuffix(RECAP_SUFFIX).strip()
             if recap:
-                self.recap = Prompt(recap[:TEXT_CAP], line)
+                self.recap = Prompt(recap[:KEEP], line)
 
     def _queue(self, line: int, record: dict[str, Any]) -> None:
         """A prompt the user typed while Claude worked (2.1.x): `enqueue`d, then `remove`d when
@@ -199,7 +204,7 @@ class Scan:
             return
         if note:
             self._delivered = [*self._delivered[-7:], text]
-        self._prompt(Prompt(prompt[:TEXT_CAP], line), sidechain=False)
+        self._prompt(Prompt(prompt[:KEEP], line), sidechain=False)
 
     def _meta(self, record: dict[str, Any]) -> None:
         for attr, key in (("session_id", "sessionId"), ("branch", "gitBranch"), ("cwd", "cwd")):
@@ -214,7 +219,7 @@ class Scan:
     def _assistant(self, line: int, record: dict[str, Any]) -> None:
         for block in message_content(record):
             if block.get("type") == "text":
-                self._cite(str(block.get("text", ""))[:TEXT_CAP], line)
+                self._cite(str(block.get("text", ""))[:KEEP], line)
             elif block.get("type") == "tool_use":
                 self._tool_use(line, block)
 
@@ -224,7 +229,7 @@ class Scan:
         tool_input: dict[str, Any] = raw if isinstance(raw, dict) else {}
         if name in TODO_TOOLS and isinstance(tool_input.get("todos"), list):
             self.todos = [
-                Todo(str(t.get("status", "")), str(t.get("content", ""))[:TEXT_CAP], line)
+                Todo(str(t.get("status", "")), str(t.get("content", ""))[:KEEP], line)
                 for t in tool_input["todos"]
                 if isinstance(t, dict)
             ]
@@ -243,7 +248,7 @@ class Scan:
         prompt = user_prompt(record, blocks)
         if not prompt:
             return
-        self._prompt(Prompt(prompt[:TEXT_CAP], line), sidechain=bool(record.get("isSidechain")))
+        self._prompt(Prompt(prompt[:KEEP], line), sidechain=bool(record.get("isSidechain")))
 
     def _prompt(self, found: Prompt, *, sidechain: bool) -> None:
         self._cite(found.text, found.line)
@@ -259,7 +264,7 @@ class Scan:
         if pending is None:
             return
         name, tool_input, _use_line = pending
-        text = block_text(block.get("content"))[:TEXT_CAP]
+        text = block_text(block.get("content"))[:KEEP]
         if any(marker in text[:300] for marker in REJECTED):
             return  # the user said no, or a hook blocked it: not an error to fix
         failed = bool(block.get("is_error")) or (
@@ -297,10 +302,11 @@ class Scan:
     def _bash(
         self, tool_input: dict[str, Any], text: str, failed: bool, extra: Any, line: int
     ) -> None:
-        command = str(tool_input.get("command", ""))[:TEXT_CAP]
+        command = str(tool_input.get("command", ""))[:KEEP]
         if "git commit" in command or "git merge" in command:
             for match in _COMMIT_LINE.finditer(text):
-                self.commits.setdefault(match.group(2), (match.group(3), line))
+                if match.end() < KEEP:  # a line the bound cut is not whole: no subject
+                    self.commits.setdefault(match.group(2), (match.group(3), line))
         if "ccstate decide" in command and not failed:
             for match in _RECORDED.finditer(text[:500]):
                 self.added.setdefault(f"D{match.group(1) or match.group(2)}", line)
@@ -309,7 +315,7 @@ class Scan:
         background = isinstance(extra, dict) and bool(extra.get("backgroundTaskId"))
         ok = None if background and not failed else not failed
         self.checks.pop(command, None)
-        self.checks[command] = Check(command, ok, line, failure_line(text) if failed else "")
+        self.checks[command] = Check(command, ok, line, text if failed else "")
 
     def _task(
         self, name: str, tool_input: dict[str, Any], text: str, extra: Any, line: int
@@ -321,7 +327,7 @@ class Scan:
                 match = re.search(r"#(\w+)", text)
                 task_id = match.group(1) if match else str(len(self.tasks) + 1)
             subject = str(tool_input.get("subject") or tool_input.get("description") or "")
-            self.tasks[str(task_id)] = Todo("pending", subject[:TEXT_CAP], line)
+            self.tasks[str(task_id)] = Todo("pending", subject[:KEEP], line)
             return
         task_id = str(tool_input.get("taskId", ""))
         old = self.tasks.get(task_id)
@@ -330,7 +336,7 @@ class Scan:
             self.tasks.pop(task_id, None)
             return
         subject = str(tool_input.get("subject") or (old.text if old else f"task {task_id}"))
-        self.tasks[task_id] = Todo(status, subject[:TEXT_CAP], line)
+        self.tasks[task_id] = Todo(status, subject[:KEEP], line)
 
     def _cite(self, text: str, line: int) -> None:
         for number in _DECISION_ID.findall(text):
@@ -396,17 +402,24 @@ def prompt_text(text: str) -> str:
 
 
 def problem_key(name: str, tool_input: dict[str, Any]) -> tuple[str, str]:
-    """Calls with the same key address the same thing: a later success resolves an error."""
+    """Calls with the same key address the same thing: a later success resolves an error.
+    The key is a digest, never the call's words (#23: recall stores its keys, and a
+    command's first words can be a secret: `AWS_SECRET=… make`); the subject is raw text
+    (every writer redacts it)."""
     if name == "Bash":
         command = str(tool_input.get("command", ""))
         last = re.split(r"&&|;|\|\|", command)[-1].split()
         subject = " ".join(last[:2]) if last else command[:60]
-        return f"Bash:{subject}", command
+        return f"Bash:{_digest(subject)}", command
     path = tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path")
     if isinstance(path, str) and path:
         group = "file" if name in FILE_TOOLS or name == "Read" else name
-        return f"{group}:{path}", path
+        return f"{group}:{_digest(path)}", path
     return name, ""
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def failure_line(text: str) -> str:

@@ -250,7 +250,7 @@ def _append_progress(state: Path, config: Config, entry: str) -> None:
 
 def _rotate(log: Path, keep: int) -> None:
     archive = log.parent / "archive"
-    archive.mkdir(parents=True, exist_ok=True)
+    store.make_private_dirs(archive)
     numbers = sorted(
         int(m.group(1))
         for p in archive.glob("progress.*.md")
@@ -345,11 +345,11 @@ def add_note(
 
     Returns (handoff path or None, number of notes). Keeps the newest MAX_NOTES.
     """
-    text = " ".join(text.split())
-    if not text:
+    if not text.strip():
         raise StateError(EMPTY_NOTE)
     redactor = redact.for_project(project)
-    notes = [*read_notes(state, session), redactor.redact(text)][-MAX_NOTES:]
+    text = " ".join(redactor.redact(text).split())  # redacted, then one line (#23)
+    notes = [*read_notes(state, session), text][-MAX_NOTES:]
     with store.file_lock(handoff.notes_path(state, session), timeout=10.0):
         store.ensure_state_dir(state)
         store.atomic_write_json(

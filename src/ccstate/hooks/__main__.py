@@ -176,7 +176,7 @@ def _redacted(project: str, line: str, trace: str, payload: str) -> tuple[str, s
 
     try:
         redactor = redact.for_project(Path(project))
-        head = redactor.redact(payload[: 2 * hooklog.PAYLOAD_HEAD])[: hooklog.PAYLOAD_HEAD]
+        head = redactor.before_cut(payload, head=hooklog.PAYLOAD_HEAD)[: hooklog.PAYLOAD_HEAD]
         return redactor.redact(line), redactor.redact(trace), head
     except Exception:  # e.g. an unreadable .env: keep the error, withhold the payload
         return line, trace, "<withheld: redaction failed>"

@@ -11,6 +11,7 @@ Standard library only: the PostToolUse hook imports this module.
 from __future__ import annotations
 
 from ccstate.outputs import digest as line_digest
+from ccstate.outputs import encoded
 from ccstate.outputs import lines as output_lines
 
 TYPE_CHECKING = False
@@ -36,6 +37,8 @@ WHAT = {  # what the digest did, in the closing line
     "json": "links, ids and empty values dropped",
     "jsonl": "JSON lines: links, ids and empty values dropped, long lines cut",
     "lint": "errors kept, warnings grouped by rule",
+    "terminal": "terminal codes removed, redrawn lines at their last state",
+    "encoded": "long base64 and hex runs cut",
 }
 PATHS_NOTE = "[ccstate: the paths below are in {folder}]"
 TOOL_KEYS = {"Bash": "bash", "Grep": "grep", "Glob": "glob", "WebFetch": "webfetch"}
@@ -75,13 +78,15 @@ class Options:
 
 
 class Body:
-    """A digest before its closing line: the text and what was done (a `WHAT` key)."""
+    """A digest before its closing line: the text, what was done (a `WHAT` key) and how many
+    encoded runs it cut (`encoded`)."""
 
-    __slots__ = ("how", "text")
+    __slots__ = ("elided", "how", "text")
 
-    def __init__(self, text: str, how: str) -> None:
+    def __init__(self, text: str, how: str, elided: int = 0) -> None:
         self.text = text
         self.how = how
+        self.elided = elided
 
 
 def digest_for(
@@ -109,13 +114,28 @@ def digest_for(
         return Body(found.text, "grep-lines") if found is not None else None
     if tool_name == "Glob":
         return _path_list(text, limit)
-    rows = output_lines.normalize(text)
     if text.lstrip()[:1] in ("{", "[") or text.startswith("==> "):
-        json_text, body = _json(text, rows, limit)
+        json_text, body = _json(text, limit)
         if json_text:
             return body
+    short = encoded.elide(text)  # long base64 or hex runs cut (not those of failure lines)
+    body = _text(tool_name, short, limit)
+    if short is text:
+        return body
+    if body is None:
+        body = Body(short, "encoded") if len(short) <= limit else None
+    if body is not None:
+        body.elided = encoded.elided(text, body.text)
+    return body
+
+
+def _text(tool_name: str, text: str, limit: int) -> Body | None:
+    """The digest of a text output: a linter report grouped, a path list, the line digest;
+    else, when terminal codes or redraws made up a good part of it, the lines a terminal
+    would show."""
     from ccstate.outputs import lint
 
+    rows = output_lines.normalize(text)
     grouped = lint.group_warnings(rows)
     if grouped is None:
         found = line_digest.digest_lines(rows, max_chars=limit)
@@ -123,6 +143,9 @@ def digest_for(
         if tool_name == "Bash" and _is_path_list(rows):  # `find`: the shorter of the two
             paths = _path_list(text, limit)
             body = paths if body is None or (paths and len(paths.text) < len(body.text)) else body
+        if body is None and ("\r" in text or "\x1b" in text):
+            shown = "\n".join(line_digest.cut_long_lines(rows)[0])
+            body = Body(shown, "terminal") if len(shown) <= limit else None
         return body
     rows, numbers = grouped  # a linter report: warnings grouped, then the rest digested
     found = line_digest.digest_lines(rows, max_chars=limit, numbers=numbers)
@@ -130,23 +153,35 @@ def digest_for(
     return Body(text, "lint") if len(text) <= limit else None
 
 
-def _json(text: str, rows: list[str], limit: int) -> tuple[bool, Body | None]:
+def _json(text: str, limit: int) -> tuple[bool, Body | None]:
     """(whether the text is JSON, its digest): one JSON value without its plumbing; JSON
     Lines (or `head` of several such files) compacted row by row, then the line digest, which
-    cuts long rows (not those whose strings hold a failure line) and collapses runs; JSON
-    that does not parse (cut short?) is left whole."""
+    cuts long rows (not those whose strings hold a failure line) and collapses runs; in both,
+    long base64 or hex runs of a string cut (`encoded`). JSON that does not parse (cut
+    short?) is left whole but for such runs."""
     from ccstate.outputs import jsontext
 
     compact = jsontext.compact_json(text) if text.lstrip()[:1] in ("{", "[") else None
     if compact is not None:
-        return True, Body(compact, "json") if len(compact) <= limit else None
+        return True, _elided(Body(compact, "json"), text) if len(compact) <= limit else None
+    rows = output_lines.normalize(text)
     json_lines = jsontext.compact_lines(rows, line_digest.LONG_LINE)
     if json_lines is not None:
         rows, failing = json_lines
         found = line_digest.digest_lines(rows, max_chars=limit, keep=failing)
         body = found.text if found is not None else "\n".join(rows)
-        return True, Body(body, "jsonl") if len(body) <= limit else None
-    return _looks_like_json(text), None
+        return True, _elided(Body(body, "jsonl"), text) if len(body) <= limit else None
+    if not _looks_like_json(text):
+        return False, None
+    short = encoded.elide(text)
+    if short is text or len(short) > limit:
+        return True, None
+    return True, _elided(Body(short, "encoded"), text)
+
+
+def _elided(body: Body, original: str) -> Body:
+    body.elided = encoded.elided(original, body.text)
+    return body
 
 
 def _paths(text: str, limit: int) -> Body | None:
@@ -203,8 +238,12 @@ def _looks_like_json(text: str) -> bool:
 def with_handle(body: Body, original: str, path: str) -> str:
     """The digest the model reads: the body, then the line that names the original."""
     lines = original.count("\n") + 1
+    what = WHAT[body.how]
+    if body.elided and body.how != "encoded":
+        runs = "run" if body.elided == 1 else "runs"
+        what += f"; {body.elided} base64 or hex {runs} cut"
     return (
-        f"{body.text}\n{HANDLE_TAG}{lines:,} lines, {len(original):,} chars ({WHAT[body.how]}). "
+        f"{body.text}\n{HANDLE_TAG}{lines:,} lines, {len(original):,} chars ({what}). "
         f"Complete output: {path} - Read it for anything left out.]"
     )
 

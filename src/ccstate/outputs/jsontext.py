@@ -4,8 +4,9 @@ Most of a GitHub, Linear or Jira object is link plumbing and blanks: `*_url` API
 URL templates for every user and repository it mentions, `_links` hrefs, `node_id`s, nulls,
 empty strings and lists, counters that are all zero, and the same repository or user object
 again and again. `compact_json` drops the plumbing and blanks, writes an object that repeats
-an earlier one (80 characters or more) as `"[ccstate: same as <path>]"`, and writes the rest
-without indentation, keys in their order. Every value that carries data stays. Text that does
+an earlier one (80 characters or more) as `"[ccstate: same as <path>]"`, cuts long base64 and
+hex runs inside strings (`encoded`: an image as a data URL), and writes the rest without
+indentation, keys in their order. Every other value that carries data stays. Text that does
 not parse as one JSON object or array is not touched (None).
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 
+from ccstate.outputs import encoded
 from ccstate.outputs.lines import is_failure_line
 
 TYPE_CHECKING = False
@@ -119,6 +121,8 @@ def _clean(value: Any) -> Any:
         return out
     if isinstance(value, list):
         return [_clean(item) for item in value]
+    if isinstance(value, str) and len(value) >= encoded.MIN_RUN:
+        return encoded.elide(value)  # an image as a data URL, a key in base64, a hex dump
     return value
 
 

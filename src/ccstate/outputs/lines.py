@@ -70,7 +70,8 @@ _ERROR_WORD = (
     r"|aborted|abort|denied|refused|unhandled|uncaught|undefined reference|cannot find"
     r"|could not|unable to|no such file|not found|timed out)(?![\w/\-]|\.\w)"
 )
-_ERROR_MARK = r"^\s*(?:[✗✘\u00d7✖❌\u2a2f]|E\s{3}|\d+\) test\b)"  # ballot and cross marks
+_MARKS = "✗✘\u00d7✖❌\u2a2f"
+_ERROR_MARK = rf"^\s*(?:[{_MARKS}]|E\s{{3}}|\d+\) test\b)"  # ballot and cross marks
 _ERROR_WORD_AT = re.compile(_ERROR_WORD, re.IGNORECASE)
 _ERROR_MARK_AT_START = re.compile(_ERROR_MARK, re.IGNORECASE)
 # CamelCase exception names count ("TypeError", "java.lang.IllegalStateException: x"), but
@@ -183,7 +184,8 @@ _QUOTED = re.compile(r"'[^'\n]{0,80}'|\"[^\"\n]{0,80}\"|`[^`\n]{0,80}`")
 
 def normalize(text: str) -> list[str]:
     """The lines a terminal would end up showing: escape codes removed, a `\\r` redraw keeps
-    what was drawn last (a progress bar's final state), Windows line ends removed."""
+    what was drawn last (a progress bar's final state; an overwritten failure line stays,
+    before it), Windows line ends removed."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     lines = text.split("\n")
@@ -199,8 +201,30 @@ def normalize(text: str) -> list[str]:
 
 
 def _last_redraw(line: str) -> str:
+    """What a line redrawn with `\\r` ends up showing: its last frame; a frame before it that
+    is a failure line (an error a progress bar then drew over) is kept too, before it, joined
+    with " \u21b5 " (a digest keeps every failure line; the model read them all)."""
     parts = [p for p in line.split("\r") if p]
-    return parts[-1] if parts else ""
+    if not parts:
+        return ""
+    last = parts[-1]
+    if len(parts) == 1 or not _may_fail(line):
+        return last
+    failed = [p for p in parts[:-1] if is_failure_line(p) and p.strip() != last.strip()]
+    return " \u21b5 ".join(dict.fromkeys([*failed, last])) if failed else last
+
+
+def _may_fail(line: str) -> bool:
+    """Whether any part of the line could be a failure line: it holds a failure word, an
+    exception name or a cross mark (a look at the whole line, before the frames one by one)."""
+    return bool(
+        _words_in((line,))
+        or "Error" in line
+        or "Exception" in line
+        or any(mark in line for mark in _MARKS)
+        or "E   " in line
+        or ") test" in line
+    )
 
 
 def classify(line: str) -> str:

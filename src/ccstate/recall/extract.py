@@ -71,7 +71,7 @@ def extract(
 def _extract_transcript(job: Job, redactor: redact.Redactor, deadline: float | None) -> Extracted:
     src = job.source
     state = json.loads(job.state) if job.state else None
-    scan = moments_mod.TranscriptMoments(src.session, state)
+    scan = moments_mod.TranscriptMoments(src.session, state, redactor)
     cursor = reader.Cursor(job.offset, job.line)
     rows: list[Row] = []
     records = reader.iter_records(src.path, cursor, deadline=deadline, skip=scan.skip_line)
@@ -98,22 +98,17 @@ def _redacted(value: Any, redactor: redact.Redactor, done: dict[str, str]) -> An
     if isinstance(value, list):
         return [_redacted(v, redactor, done) for v in value]
     if isinstance(value, dict):
-        return {k: _redacted(v, redactor, done) for k, v in value.items()}
+        # keys too (#23): a failed call waits under a key made of its command's first words
+        return {
+            _redacted(k, redactor, done): _redacted(v, redactor, done) for k, v in value.items()
+        }
     return value
 
 
-# Title and body are redacted in one call (the per-text cost is in choosing the rules), with
-# a separator every rule treats as the texts' ends: a newline starts the body (a rule anchored
-# at `^` or a space, `-u user:pw`, still sees one), `\x00` ends the title (no rule keeps it).
-_JOIN = "\x00\n"
-
-
 def _row(m: moments_mod.Moment, redactor: redact.Redactor, session: str) -> Row:
-    both = redactor.redact(f"{m.title}{_JOIN}{m.body}")
-    title, _sep, body = both.partition(_JOIN)
-    if both.count(_JOIN) != 1 or _JOIN in m.title or _JOIN in m.body:
-        # a secret spanned the two (a key block), or a text held the separator: one by one
-        title, body = redactor.redact(m.title), redactor.redact(m.body)
+    # Each alone (#23): joined, a rule that looks across lines (gitleaks' `curl ... -u`, a
+    # Kubernetes secret's 300 characters) would read the title and the body as one text.
+    title, body = redactor.redact(m.title), redactor.redact(m.body)
     return (
         m.kind,
         session or m.session,

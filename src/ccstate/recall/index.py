@@ -137,7 +137,7 @@ def _connect(state: Path, timeout: float, create: bool) -> sqlite3.Connection:
             )
         check_fts5()
         store.ensure_state_dir(state)
-        os.makedirs(path.parent, mode=0o700, exist_ok=True)
+        store.ensure_private_dir(path.parent)
         os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
     os.chmod(path.parent, 0o700)
     con = sqlite3.connect(path, timeout=timeout, isolation_level=None)

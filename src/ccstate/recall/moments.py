@@ -15,7 +15,11 @@ A moment is one thing a developer may ask about later, with where it happened:
 
 `TranscriptMoments` takes transcript records in file order; its state is plain JSON so an
 index can stop at a byte offset and carry on from there when the transcript grows.
-Texts are raw here: the index redacts them before it stores anything.
+Every text is redacted before it is cut (#23: a key's `BEGIN` line cut off, then its body
+stored; a token cut short of its length): a text longer than its cap goes through
+`redact.before_cut` first (with the project's .env values when the index passes its redactor),
+a shorter one is kept whole and the index redacts it, like every text, before it stores
+anything.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ccstate import redact
 from ccstate.handoff.scan import REJECTED, block_text, problem_key, user_prompt
 from ccstate.recall.text import clip, head_tail
 from ccstate.transcript import message_content
@@ -74,6 +79,9 @@ _ERROR_LINE = re.compile(  # searched in the lower-cased output: faster than (?i
 # each character (several times faster; on ASCII text both match the same).
 _ERROR_LINE_ASCII = re.compile(_ERROR_LINE.pattern, re.M | re.ASCII)
 SCAN_CAP = 16 << 10  # characters of a long output looked through (its start and its end)
+TITLE_CAP = 400
+_LAST_LINES = 2000  # the end of a successful command's output its moment shows lines of
+_SHORTEST_CUT = 240  # an output no longer than this is cut nowhere (`error_lines` clips 240)
 # Programs that only look around: a successful run of nothing but these is not a moment
 # (`ls`, `git status`, `grep -n x`); a failed one is, like every other command.
 _LOOKING = frozenset(
@@ -103,8 +111,14 @@ class TranscriptMoments:
     """Feed records in order (`feed`), take the moments found so far (`drain`), and
     `finish` at the end of what is on disk. `state()` / `from_state()` carry it over."""
 
-    def __init__(self, session: str = "", state: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        session: str = "",
+        state: dict[str, Any] | None = None,
+        redactor: redact.Redactor | None = None,
+    ) -> None:
         s = state or {}
+        self._redactor = redactor
         self.session = str(s.get("session") or session)
         self.branch = str(s.get("branch", ""))
         self.ts = str(s.get("ts", ""))
@@ -198,14 +212,14 @@ class TranscriptMoments:
         self.last_text = None
         if mid_turn and len(text) < ANSWER_MIN:
             return
-        self._emit("answer", int(line), "", clip(text, ANSWER_CAP))
+        self._emit("answer", int(line), "", self._clip(text, ANSWER_CAP))
 
     def _tool_use(self, line: int, block: dict[str, Any]) -> None:
         name = str(block.get("name", ""))
         raw = block.get("input")
         tool_input: dict[str, Any] = raw if isinstance(raw, dict) else {}
         if name in PLAN_TOOLS and isinstance(tool_input.get("plan"), str):
-            self._emit("answer", line, "plan", clip(tool_input["plan"], ANSWER_CAP))
+            self._emit("answer", line, "plan", self._clip(tool_input["plan"], ANSWER_CAP))
             return
         tool_id = block.get("id")
         if name in QUIET_TOOLS:
@@ -213,7 +227,7 @@ class TranscriptMoments:
         if isinstance(tool_id, str) and (
             tool_id in self.pending or len(self.pending) < MAX_PENDING
         ):
-            self.pending[tool_id] = [name, _summary(name, tool_input), line]
+            self.pending[tool_id] = [name, self._summary(name, tool_input), line]
 
     def _user(self, line: int, record: dict[str, Any]) -> None:
         blocks = message_content(record)
@@ -225,7 +239,7 @@ class TranscriptMoments:
         prompt = user_prompt(record, blocks)
         if prompt:
             self._flush_text()
-            self._emit("prompt", line, "", clip(prompt, PROMPT_CAP))
+            self._emit("prompt", line, "", self._clip(prompt, PROMPT_CAP))
 
     def _tool_result(self, line: int, block: dict[str, Any]) -> None:
         pending = self.pending.pop(str(block.get("tool_use_id", "")), None)
@@ -233,10 +247,10 @@ class TranscriptMoments:
             return
         name, tool_input, _use_line = pending
         text = block_text(block.get("content"))
-        head = text[:300]
-        if any(marker in head for marker in REJECTED):
+        if any(marker in text[:300] for marker in REJECTED):
             return  # the user said no, or a hook blocked it
         failed = bool(block.get("is_error"))
+        text = self._output(name, text, failed)
         errors = error_lines(text) if failed else []
         key, subject = problem_key(name, tool_input)
         if name == "Bash":
@@ -247,7 +261,7 @@ class TranscriptMoments:
             self._edit(line, name, tool_input)
         elif failed:
             body = "\n".join(errors) or clip(text.strip(), OUTPUT_CAP)
-            self._emit("error", line, f"{name} {subject}".strip(), body)
+            self._emit("error", line, self._clip(f"{name} {subject}".strip(), TITLE_CAP), body)
         self._settle(key, subject, name, text, errors, failed, line)
 
     def _settle(
@@ -275,7 +289,7 @@ class TranscriptMoments:
         edited = sorted({str(p) for p, at in self.edits if int(at) > int(err_line)})
         how = f"edited {', '.join(edited[:8])}" if edited else "retried"
         body = f"failed: {message}\nfixed: {how}; passed at line {line}"
-        self._emit("fix", int(err_line), clip(f"{tool} {what}".strip(), 300), body, line)
+        self._emit("fix", int(err_line), self._clip(f"{tool} {what}".strip(), 300), body, line)
 
     def _command(
         self, line: int, tool_input: dict[str, Any], text: str, errors: list[str], failed: bool
@@ -288,10 +302,10 @@ class TranscriptMoments:
             detail = "\n".join(errors) or head_tail(text.strip(), OUTPUT_CAP)
         else:
             status = "ok"
-            tail = [ln for ln in text[-2000:].strip().splitlines() if ln.strip()][-3:]
+            tail = [ln for ln in text[-_LAST_LINES:].strip().splitlines() if ln.strip()][-3:]
             detail = clip("\n".join(tail), 300)
         body = "\n".join(x for x in (description, f"exit: {status}", detail) if x)
-        self._emit("command", line, clip(command, 400), body)
+        self._emit("command", line, self._clip(command, 400), body)
 
     def _edit(self, line: int, name: str, tool_input: dict[str, Any]) -> None:
         path = str(tool_input.get("path") or "")
@@ -301,6 +315,58 @@ class TranscriptMoments:
         del self.edits[:-MAX_EDITS]
         verb = "wrote" if name == "Write" else "edited"
         self._emit("edit", line, path, f"{verb}\n{tool_input.get('change', '')}".strip())
+
+    # ------------------------------------------------------------------ cuts
+
+    def _clip(self, text: str, limit: int) -> str:
+        """`clip`, after redaction when it cuts (#23); a text it keeps whole the index redacts."""
+        if len(text) <= limit:
+            return text
+        return clip(self._before_cut(text, head=limit), limit)
+
+    def _before_cut(self, text: str, *, head: int = 0, tail: int = 0) -> str:
+        if self._redactor is not None:
+            return self._redactor.before_cut(text, head=head, tail=tail)
+        return redact.before_cut(text, head=head, tail=tail)
+
+    def _output(self, name: str, text: str, failed: bool) -> str:
+        """A tool's output, redacted where the moment's cuts look: a failure's head and tail
+        (`error_lines`, `head_tail`), a success's last lines (`_command`); a short output is
+        cut nowhere and kept whole."""
+        if failed and len(text) > _SHORTEST_CUT:
+            return self._before_cut(text, head=SCAN_CAP, tail=SCAN_CAP)
+        if not failed and name == "Bash" and len(text) > _SHORTEST_CUT:
+            return self._before_cut(text, tail=_LAST_LINES)
+        return text
+
+    def _summary(self, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+        """What of a tool call's input a moment needs (pending calls are kept in the state)."""
+        if name == "Bash":
+            return {
+                "command": self._clip(str(tool_input.get("command", "")), 2000),
+                "description": self._clip(str(tool_input.get("description", "")), 300),
+            }
+        path = (
+            tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path")
+        )
+        summary: dict[str, Any] = {"path": str(path) if isinstance(path, str) else ""}
+        if name in FILE_TOOLS:
+            summary["change"] = self._change(name, tool_input)
+        return summary
+
+    def _change(self, name: str, tool_input: dict[str, Any]) -> str:
+        if name == "Write":
+            return "+ " + self._clip(str(tool_input.get("content", "")), EDIT_CAP * 2)
+        if name == "NotebookEdit":
+            return "+ " + self._clip(str(tool_input.get("new_source", "")), EDIT_CAP * 2)
+        edits = tool_input.get("edits") if name == "MultiEdit" else [tool_input]
+        out = []
+        for edit in (edits if isinstance(edits, list) else [])[:4]:
+            if isinstance(edit, dict):
+                old = self._clip(str(edit.get("old_string", "")), EDIT_CAP)
+                new = self._clip(str(edit.get("new_string", "")), EDIT_CAP)
+                out.append(f"- {old}\n+ {new}")
+        return "\n".join(out)
 
 
 def looks_around(command: str) -> bool:
@@ -316,35 +382,6 @@ def looks_around(command: str) -> bool:
         if words[0] not in _LOOKING or "-exec" in words or "-delete" in words:
             return False
     return True
-
-
-def _summary(name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    """What of a tool call's input a moment needs (pending calls are kept in the state)."""
-    if name == "Bash":
-        return {
-            "command": str(tool_input.get("command", ""))[:2000],
-            "description": str(tool_input.get("description", ""))[:300],
-        }
-    path = tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path")
-    summary: dict[str, Any] = {"path": str(path) if isinstance(path, str) else ""}
-    if name in FILE_TOOLS:
-        summary["change"] = _change(name, tool_input)
-    return summary
-
-
-def _change(name: str, tool_input: dict[str, Any]) -> str:
-    if name == "Write":
-        return "+ " + clip(str(tool_input.get("content", "")), EDIT_CAP * 2)
-    if name == "NotebookEdit":
-        return "+ " + clip(str(tool_input.get("new_source", "")), EDIT_CAP * 2)
-    edits = tool_input.get("edits") if name == "MultiEdit" else [tool_input]
-    out = []
-    for edit in (edits if isinstance(edits, list) else [])[:4]:
-        if isinstance(edit, dict):
-            old = clip(str(edit.get("old_string", "")), EDIT_CAP)
-            new = clip(str(edit.get("new_string", "")), EDIT_CAP)
-            out.append(f"- {old}\n+ {new}")
-    return "\n".join(out)
 
 
 def error_lines(text: str, limit: int = 6) -> list[str]:
