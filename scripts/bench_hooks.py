@@ -389,6 +389,18 @@ def payloads(project: Project, session_tag: str = "") -> dict[str, Callable[[int
             "SessionStart", **{**resume, "prompt_cache_likely_expired": False}
         ),
         "statusline": lambda _run: status,
+        "Stop": fixed(
+            "Stop",
+            session_id=f"{SESSION_ID}-stop",
+            stop_hook_active=False,
+            transcript_path=str(stop_transcript(project, False)),
+        ),
+        "Stop scan": fixed(
+            "Stop",
+            session_id=f"{SESSION_ID}-stop-scan",
+            stop_hook_active=False,
+            transcript_path=str(stop_transcript(project, True)),
+        ),
         "SessionStart": fixed("SessionStart", source="startup", model="claude-sonnet-4-5"),
         "SessionEnd": fixed("SessionEnd", reason="other"),
         "PreCompact": fixed("PreCompact", trigger="manual", custom_instructions=""),
@@ -410,40 +422,74 @@ def payloads(project: Project, session_tag: str = "") -> dict[str, Callable[[int
 STATUS_SESSION = f"{SESSION_ID}-status"
 
 
+def stop_transcript(project: Project, scan: bool) -> Path:
+    return project.transcript.with_name(f"{SESSION_ID}-stop{'-scan' if scan else ''}.jsonl")
+
+
+def grow_stop_transcript(project: Project, scan: bool) -> None:
+    """One more line since the last Stop: a Read answered with a notice (`scan`), or not."""
+    path = stop_transcript(project, scan)
+    notice = f"[ccstate: not file content] {project.source} lines 1-400 of 400: unchanged"
+    if not path.exists():
+        path.write_text(transcript_text(project.source) + _read_answered(project.source, notice))
+    with path.open("a", encoding="utf-8") as fh:
+        if scan:
+            fh.write(_read_answered(project.source, notice))
+        else:
+            fh.write(json.dumps({"type": "system", "subtype": "turn_duration"}) + "\n")
+
+
+def status_transcript(project: Project) -> Path:
+    return project.transcript.with_name(f"{STATUS_SESSION}.jsonl")
+
+
 def prepare_status_session(python: str, project: Project, env: dict[str, str]) -> None:
-    """The status line row's session: a Read and its repeat, so its ledger has kept text out
-    (the line reads it on every run)."""
-    content = project.source.read_text(encoding="utf-8")
-    lines = content.count("\n") + 1
-    file = {"filePath": str(project.source), "content": content, "numLines": lines}
-    file.update(startLine=1, totalLines=lines)
-    for n in (1, 2):
-        payload = {
-            "session_id": STATUS_SESSION,
-            "transcript_path": str(project.transcript),
-            "cwd": str(project.root),
-            "hook_event_name": "PostToolUse",
-            "tool_name": "Read",
-            "tool_input": {"file_path": str(project.source)},
-            "tool_use_id": f"toolu_status_{n}",
-            "tool_response": {"type": "text", "file": file},
-        }
-        subprocess.run(
-            [python, "-m", "ccstate.hooks", "PostToolUse"],
-            input=json.dumps(payload).encode(),
-            capture_output=True,
-            env=env,
-            cwd=project.root,
-            check=True,
-        )
+    """The status line row's session: a Read and its repeat answered with a ccstate notice, the
+    Stop hook's kept-out counter for it (what the line reads on every run), then 32 KB of
+    transcript written since that Stop (what the line looks through for ccstate's mark)."""
+    path = status_transcript(project)
+    notice = f"[ccstate: not file content] {project.source} lines 1-400 of 400: unchanged"
+    path.write_text(
+        transcript_text(project.source) + _read_answered(project.source, notice), encoding="utf-8"
+    )
+    payload = {
+        "session_id": STATUS_SESSION,
+        "transcript_path": str(path),
+        "cwd": str(project.root),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    subprocess.run(
+        [python, "-m", "ccstate.hooks", "Stop"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        cwd=project.root,
+        check=True,
+    )
+    reply = {"type": "assistant", "message": {"content": [{"type": "text", "text": "x" * 32768}]}}
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(reply) + "\n")
+
+
+def _read_answered(source: Path, shown: str) -> str:
+    """A Read of `source` whose result is `shown`, as two transcript lines."""
+    use = {"type": "tool_use", "id": "toolu_bench_0001", "name": "Read"}
+    use["input"] = {"file_path": str(source)}
+    result = {"type": "tool_result", "tool_use_id": "toolu_bench_0001", "content": shown}
+    records = [
+        {"type": "assistant", "message": {"role": "assistant", "content": [use]}},
+        {"type": "user", "cwd": str(source.parent.parent), "message": {"content": [result]}},
+    ]
+    return "".join(json.dumps(r) + "\n" for r in records)
 
 
 def statusline_payload(project: Project, session: str) -> bytes:
     """What Claude Code 2.1.332 hands the status line mid-session: a warm cache counting down,
-    in a session whose read ledger has kept text out (prepare_status_session)."""
+    in a session ccstate has kept text out of (prepare_status_session)."""
     data = {
         "session_id": session,
-        "transcript_path": str(project.transcript),
+        "transcript_path": str(status_transcript(project)),
         "cwd": str(project.root),
         "model": {"id": "claude-opus-5-5", "display_name": "Opus 5.5"},
         "workspace": {"current_dir": str(project.root), "project_dir": str(project.root)},
@@ -546,10 +592,22 @@ def make_rows(python: str, project: Project, env: dict[str, str]) -> list[Row]:
             STATUSLINE_ROW + f" ({Path(argv[-1]).name})",
             argv,
             by_event["statusline"],
-            # the ledger keeps the newest 64 sessions, and the other rows make one a run
+            # a fresh counter, and 32 KB written after it, for every run
             before=lambda: prepare_status_session(python, project, env),
         )
     )
+    # The Stop hook behind the line's "kept out" (async: Claude Code does not wait for it),
+    # each run on a transcript grown since the counter: by a notice (a full scan), or by a
+    # line without ccstate's mark (the counter moves on unscanned).
+    for scan, label in ((True, "a new notice: full scan"), (False, "no new mark: no scan")):
+        rows.append(
+            Row(
+                f"-m ccstate.hooks Stop (kept-out counter, {label})",
+                [python, "-m", "ccstate.hooks", "Stop"],
+                by_event["Stop scan" if scan else "Stop"],
+                before=lambda scan=scan: grow_stop_transcript(project, scan),
+            )
+        )
     cli = Path(python).parent / "ccstate"
     if cli.is_file():  # the click command with the same code: why settings.json does not run it
         rows.append(

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The status line's "kept out" (the read ledger's own count) next to the report's applied
-figure (`report.summary.kept_out_as_applied`, #24.4) for one scripted session in the real
-CLI, and what computing the applied figure would cost a status-line process.
+"""The status line's "kept out" (the Stop/SessionEnd hooks' counter, moments/kept.py) next to
+the report's applied figure (`report.applied.kept_out_as_applied`, #24.4) and the read
+ledger's own count (what the line showed before) for one scripted session in the real CLI,
+and what computing the applied figure would cost a status-line process itself.
 
 A session of four Reads and a `cat` (a whole file twice, a 2,000-line file, then a range of
 it, then a shell read of the first) runs in the pinned Claude Code against the fake API with
@@ -29,8 +30,8 @@ sys.path.insert(0, str(REPO / "src"))
 from claude_runner import PACKAGE, run_claude, transcript_path  # noqa: E402
 from fake_api import FakeAnthropic, text, tool_use  # noqa: E402
 
-from ccstate.moments.kept import session_kept_out_tokens  # noqa: E402
-from ccstate.report.summary import kept_out_as_applied  # noqa: E402
+from ccstate.moments.kept import session_kept  # noqa: E402
+from ccstate.report.applied import kept_out_as_applied  # noqa: E402
 from ccstate.wiring import TESTED_CLAUDE  # noqa: E402
 
 
@@ -44,16 +45,17 @@ def main() -> int:
     if not claude.is_file():
         raise SystemExit(f"kept_out_sources: no Claude Code at {claude} (bash scripts/test.sh)")
     with tempfile.TemporaryDirectory(prefix="ccstate-kept-") as tmp:
-        applied, ledger, replacements = session(claude, Path(tmp))
+        applied, ledger, line, replacements = session(claude, Path(tmp))
     print(f"Claude Code {args.claude_version}: four Reads and a cat")
     print(f"  report's applied figure: {applied:,} tokens ({replacements} replacements)")
-    print(f"  read ledger's own count (the status line): {ledger:,} tokens")
+    print(f"  the status line's counter: {line:,} tokens")
+    print(f"  read ledger's own count (the line's figure before): {ledger:,} tokens")
     for run in (1, 2, 3):
         print(f"  import ccstate.report.summary, fresh process {run}: {import_ms():.0f} ms")
     return 0
 
 
-def session(claude: Path, tmp: Path) -> tuple[int, int, int]:
+def session(claude: Path, tmp: Path) -> tuple[int, int, int, int]:
     home, project = tmp / "home", tmp / "project"
     home.mkdir()
     project.mkdir()
@@ -79,8 +81,19 @@ def session(claude: Path, tmp: Path) -> tuple[int, int, int]:
     sid = str(run.result["session_id"])
     lines = transcript_path(home, project, sid).read_text().splitlines()
     kept = kept_out_as_applied([json.loads(line) for line in lines if line.strip()])
-    ledger = session_kept_out_tokens(str(project / ".ccstate"), sid) or 0
-    return kept.tokens, ledger, kept.replacements
+    state = project / ".ccstate"
+    counted = session_kept(str(state), sid, str(transcript_path(home, project, sid)))
+    line = counted.tokens if counted is not None else -1  # -1: no counter written
+    return kept.tokens, ledger_count(state / "ledger" / sid), line, kept.replacements
+
+
+def ledger_count(folder: Path) -> int:
+    """The read ledger's `stats.saved_chars` over the session's contexts, in tokens (/ 4)."""
+    chars = sum(
+        json.loads(path.read_text()).get("stats", {}).get("saved_chars", 0)
+        for path in folder.glob("*.json")
+    )
+    return -(-chars // 4)
 
 
 def import_ms() -> float:

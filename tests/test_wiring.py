@@ -29,11 +29,19 @@ def test_merge_keeps_every_other_key_and_hook() -> None:
         "hooks": {
             "PostToolUse": [{"matcher": "Write", "hooks": [user_hook]}],
             "Stop": [{"hooks": [user_hook]}],
+            "Notification": [{"hooks": [user_hook]}],
         },
     }
     merged = wiring.merge_settings(settings)
     assert merged["permissions"] == {"allow": ["Bash(ls:*)"]}
-    assert merged["hooks"]["Stop"] == [{"hooks": [user_hook]}]
+    assert merged["hooks"]["Notification"] == [{"hooks": [user_hook]}]
+    assert merged["hooks"]["Stop"][0] == {"hooks": [user_hook]}  # theirs first, then ours
+    assert merged["hooks"]["Stop"][1]["hooks"][0] == {
+        "type": "command",
+        "command": wiring.project_command("Stop"),
+        "timeout": 30,
+        "async": True,  # in the background: a turn never ends later for it
+    }
     assert merged["hooks"]["PostToolUse"][0] == {"matcher": "Write", "hooks": [user_hook]}
     ours = merged["hooks"]["PostToolUse"][1]["hooks"][0]
     assert ours["command"] == wiring.project_command("PostToolUse")

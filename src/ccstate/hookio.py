@@ -37,6 +37,7 @@ EVENTS = (
     "PostToolUse",
     "UserPromptSubmit",
     "PreModelSwitch",
+    "Stop",
 )
 # What PreModelSwitch may answer (2.1.328 and 2.1.332): "ask" shows the reason in Claude
 # Code's confirm dialog; ccstate never sends "deny", nor "allow" (it skips that dialog).
@@ -232,8 +233,8 @@ def _render_pre_compact(event: str, result: HookResult) -> str | None:
     return result.compact_instructions[:MAX_CONTEXT_CHARS] if result.compact_instructions else None
 
 
-def _render_session_end(event: str, result: HookResult) -> str | None:
-    return None  # SessionEnd output reaches nobody
+def _render_nothing(event: str, result: HookResult) -> str | None:
+    return None  # SessionEnd and (async) Stop output reaches nobody
 
 
 def _render_post_compact(event: str, result: HookResult) -> str | None:
@@ -398,7 +399,8 @@ _RENDERERS = {
     "PostToolUse": _render_post_tool_use,
     "PreCompact": _render_pre_compact,
     "PostCompact": _render_post_compact,
-    "SessionEnd": _render_session_end,
+    "SessionEnd": _render_nothing,
     "UserPromptSubmit": _render_context_event,
     "PreModelSwitch": _render_pre_model_switch,
+    "Stop": _render_nothing,  # async (hooks/stop.py)
 }

@@ -38,7 +38,11 @@ HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
     ("PostToolUse", f"^({POST_TOOL_USE_TOOLS})$", 10),
     ("UserPromptSubmit", None, 10),
     ("PreModelSwitch", None, 10),
+    ("Stop", None, 30),  # the status line's kept-out counter (hooks/stop.py)
 )
+# Events whose hook runs in the background (`async`, 2.1.328's hook schema): Claude Code does
+# not wait for it, and it has nothing to say.
+ASYNC_EVENTS = frozenset({"Stop"})
 # The hook events each supported Claude Code knows, as its binary lists them (the zod enum of
 # event names; tests/test_wiring.py re-reads it from the pinned binaries when they are there).
 # Nothing is registered for an event the oldest supported version does not know: settings
@@ -110,7 +114,7 @@ def plugin_hooks() -> dict[str, Any]:
         "description": "ccstate: keeps project state outside the context window "
         "(capsule, handoff, read ledger).",
         "hooks": {
-            event: [_group(matcher, PLUGIN_COMMAND + event, timeout)]
+            event: [_group(matcher, PLUGIN_COMMAND + event, timeout, event in ASYNC_EVENTS)]
             for event, matcher, timeout in HOOK_SPECS
         },
     }
@@ -146,7 +150,7 @@ def merge_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
             del hooks[event]
     for event, matcher, timeout in HOOK_SPECS:
         groups = [g for g in _without_ours(hooks.get(event)) if g.get("hooks")]
-        groups.append(_group(matcher, project_command(event), timeout))
+        groups.append(_group(matcher, project_command(event), timeout, event in ASYNC_EVENTS))
         hooks[event] = groups
     merged["hooks"] = hooks
     return merged
@@ -277,11 +281,16 @@ def read_settings(path: Path) -> dict[str, Any]:
     return data
 
 
-def _group(matcher: str | None, command: str, timeout: int) -> dict[str, Any]:
+def _group(
+    matcher: str | None, command: str, timeout: int, background: bool = False
+) -> dict[str, Any]:
     group: dict[str, Any] = {}
     if matcher:
         group["matcher"] = matcher
-    group["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
+    entry: dict[str, Any] = {"type": "command", "command": command, "timeout": timeout}
+    if background:
+        entry["async"] = True
+    group["hooks"] = [entry]
     return group
 
 

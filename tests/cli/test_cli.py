@@ -29,8 +29,8 @@ def test_init_dry_run_changes_nothing(git_project: Path) -> None:
     assert out.splitlines() == [
         "would create  .ccstate.yaml  (project settings with the defaults)",
         "would create  .claude/settings.json  (hooks for SessionStart, SessionEnd, PreCompact, "
-        "PostCompact, PostToolUse, UserPromptSubmit, PreModelSwitch, run as `ccstate-hook` "
-        "from PATH)",
+        "PostCompact, PostToolUse, UserPromptSubmit, PreModelSwitch, Stop, run as "
+        "`ccstate-hook` from PATH)",
         "would create  .ccstate/.gitignore  (machine-local state dir, ignored by git)",
         "would create  DECISIONS.md  (numbered decision log, header only)",
         "would create  CLAUDE.md  (pointer-layout index; details go in docs/claude/)",

@@ -23,9 +23,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cache_audit import report_json
 from cache_sim import CacheSim
 from claude_runner import claude_env, run_claude, transcript_path
 from fake_api import FakeAnthropic, RecordedRequest, is_main_thread, text, tool_use
+from test_savings import GENERATOR
 from tmux_driver import TMUX, FakeClock, Tmux, libfaketime, trust_home
 
 from ccstate.moments import line, rates
@@ -44,6 +46,9 @@ CCSTATE = Path(sys.executable).with_name("ccstate")
 TTL = 300
 REFRESH = 2
 PROMPT = "\u276f"  # the prompt box's mark
+# Auto mode (the interactive default) sets allow rules like Bash(*) aside and asks its server
+# check, which the fake API does not pass: the default mode with the two tools allowed.
+TOOLS = ("--permission-mode", "default", "--allowedTools", "Read", "Bash(python3 gen.py)")
 COUNTDOWN = re.compile(r"cache warm (\d+):(\d\d)")
 
 
@@ -183,6 +188,40 @@ def test_status_line_counts_down_and_turns_cold_with_the_rewrite(
     warm_again = wait_status(tmux, "last miss:", 30, "cache warm")
     assert last_main(api).usage["cache_read_input_tokens"] == 0
     assert "cache warm" in warm_again and "5m TTL expired" in warm_again, warm_again
+
+
+def test_status_line_kept_out_is_the_reports_credited_figure(
+    claude_bin: Path,
+    wired: Path,
+    claude_home: Path,
+    api: FakeAnthropic,
+    clock: FakeClock,
+    tmux: Tmux,
+    tmp_path: Path,
+) -> None:
+    """A turn with a Read answered by a notice and a shell output replaced by a digest: after
+    it the line's "kept out" is what `ccstate report` credits the session, no more, no less
+    (the Stop hook counted the transcript in the background)."""
+    target = wired / "app.py"
+    target.write_text("".join(f"def handler_{i}(request):\n    return {i}\n\n" for i in range(300)))
+    (wired / "gen.py").write_text(GENERATOR)
+    api.set_script(
+        [
+            tool_use("Read", {"file_path": str(target)}),
+            tool_use("Read", {"file_path": str(target)}),  # a notice
+            tool_use("Bash", {"command": "python3 gen.py"}),  # a digest
+            text("done"),
+        ]
+    )
+    start(tmux, claude_bin, wired, claude_home, api, clock, *TOOLS)
+    tmux.type("read it twice and run the tests")
+    status = wait_status(tmux, "kept out", 60)
+    figures = report_json(claude_home, tmp_path)["total"]["ccstate"]
+    assert (figures["notices"], figures["digests"]) == (1, 1), figures
+    assert figures["saved_tokens"] > 1000
+    shown = f"kept out {line.tokens(figures['saved_tokens'])} tok"
+    assert shown in status, (shown, status)
+    assert "≥" not in status
 
 
 def test_model_switch_with_a_warm_cache_shows_what_it_rewrites(

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from cache_audit import report_json
 from claude_runner import read_transcript
 from fake_api import all_tool_results, text, tool_use, tool_uses_in
 
+from ccstate.moments import line
 from ccstate.report import summary
 
 pytestmark = pytest.mark.e2e
@@ -154,6 +157,30 @@ def test_every_kind_of_replacement_is_in_the_request_and_credited_exactly(
     kept = summary.kept_out_as_applied(read_transcript(transcript))
     assert (kept.tokens, kept.replacements) == (est(sum(expected)), 7)
     assert kept.token_calls == figures["saved_token_calls"]
+    # ... and what the status line shows: the Stop hook (async) counted it for the line
+    shown = status_kept(project, str(done.result["session_id"]), transcript)
+    assert shown == f"kept out {line.tokens(figures['saved_tokens'])} tok", shown
+
+
+def status_kept(project: Path, session: str, transcript: Path, wait_s: float = 20) -> str:
+    """`ccstate-statusline --format {kept}` as Claude Code runs it for the session, once the
+    Stop hook's counter is there (it runs in the background, after the last response)."""
+    counter = project / ".ccstate" / "cache" / "kept" / f"{session}.json"
+    deadline = time.monotonic() + wait_s
+    while not counter.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert counter.exists(), f"no kept-out counter {counter} after {wait_s} s"
+    payload = {"session_id": session, "transcript_path": str(transcript), "cwd": str(project)}
+    script = Path(sys.executable).with_name("ccstate-statusline")
+    proc = subprocess.run(
+        [str(script), "--format", "{kept}"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=project,
+    )
+    return proc.stdout.strip()
 
 
 # An image API's answer as `curl ... | jq .` prints it: the image a data URL of base64.

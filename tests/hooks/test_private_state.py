@@ -69,6 +69,7 @@ def run_full_session(project: Path, home: Path) -> Path:
         **common,
     )
     _hook("PostToolUse", bash, project)
+    _hook("Stop", make_payload("Stop", project, stop_hook_active=False, **common), project)
     _hook("PreCompact", make_payload("PreCompact", project, trigger="manual", **common), project)
     _hook("SessionEnd", make_payload("SessionEnd", project, reason="other", **common), project)
     _hook("PostToolUse", '{"cwd": "' + str(project) + '", oops', project)  # logged in hooks.log
@@ -98,4 +99,5 @@ def test_every_folder_and_file_of_a_whole_session_is_private(
     folders = {name.split("/")[1] for name in modes if name.startswith(".ccstate/")}
     assert {"ledger", "handoff", "out", "recall", "heartbeat", "logs"} <= folders, sorted(modes)
     assert any(name.endswith(".sqlite") for name in modes), sorted(modes)
+    assert f".ccstate/cache/kept/{SID}.json" in modes, sorted(modes)  # the Stop hook's counter
     assert wrong == {}

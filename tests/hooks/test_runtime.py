@@ -47,6 +47,7 @@ def sample_payload(event: str, project: Path) -> dict:
         "estimated_cache_write_usd": 0.54,
         "pricing": "catalog",
     }
+    extra["Stop"] = {"stop_hook_active": False, "last_assistant_message": "done"}
     return make_payload(event, project, **extra[event])
 
 

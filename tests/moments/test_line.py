@@ -6,6 +6,7 @@ import pytest
 
 from ccstate.moments import line, rates
 from ccstate.moments.cache import CacheView
+from ccstate.moments.kept import Kept
 
 CARD = rates.card("claude-opus-5-5", today="2026-12-02")
 PAYLOAD = {
@@ -17,8 +18,14 @@ WARM = CacheView("warm", left_s=192.9, idle_s=107, rewrite_tokens=217_000, hit_r
 COLD = CacheView("cold", idle_s=47 * 60 + 5, rewrite_tokens=217_000, miss_cause="5m TTL expired")
 
 
-def render(cache: CacheView, width: int = 200, kept: int | None = 18_400, **kw: object) -> str:
-    vals = line.values(PAYLOAD, cache, kept, CARD)
+def render(
+    cache: CacheView,
+    width: int = 200,
+    kept: int | None = 18_400,
+    behind: bool = False,
+    **kw: object,
+) -> str:
+    vals = line.values(PAYLOAD, cache, None if kept is None else Kept(kept, behind), CARD)
     return line.paint(line.fit_segments(vals, line.default_layout(cache, **kw), width), False)
 
 
@@ -50,6 +57,14 @@ def test_segment_mode_leaves_out_what_the_host_shows() -> None:
     )
 
 
+def test_a_counter_behind_the_transcript_is_a_floor() -> None:
+    """Replacements written since the last Stop are not counted yet: the figure is at least
+    what the counter says (it never shrinks as the transcript grows), and says so."""
+    assert render(WARM, behind=True) == "ctx 41% · cache warm 3:12 · kept out ≥18.4k tok · $2.31"
+    assert render(WARM, kept=0) == "ctx 41% · cache warm 3:12 · $2.31"
+    assert render(WARM, kept=0, behind=True) == "ctx 41% · cache warm 3:12 · $2.31"
+
+
 def test_inferred_states_say_so() -> None:
     approx = CacheView("warm", left_s=30, idle_s=270, rewrite_tokens=5000, approx=True)
     vals = line.values(PAYLOAD, approx, None, CARD)
@@ -69,7 +84,7 @@ def test_nothing_known_gives_nothing() -> None:
 
 
 def test_formats() -> None:
-    vals = line.values(PAYLOAD, WARM, 1234, CARD)
+    vals = line.values(PAYLOAD, WARM, Kept(1234, False), CARD)
     parts = line.parse_format("{{x}} {cache} | {kept_tokens} {hit}")
     assert (
         line.paint(line.fit_format(vals, parts, 200), False) == "{x} cache warm 3:12 | 1.2k hit 92%"

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import hook_env, read_payload, run_hook
+from ccstate.report import applied
+from helpers import hook_env, make_payload, run_hook
+from report.test_applied import session_records, write
 
 SESSION = "11111111-2222-3333-4444-555555555555"
 SCRIPT = Path(sys.executable).with_name("ccstate-statusline")
@@ -171,24 +173,32 @@ def test_config_switches_and_formats_it(git_project: Path) -> None:
     assert not (git_project / ".ccstate").exists()  # a parsed config is not cached
 
 
-def test_kept_out_is_the_sessions_ledger_figure(git_project: Path) -> None:
-    """Two Reads of one file in the session: the second is answered with a notice; the line
-    counts what that kept out as the ledger recorded it (characters / 4, rounded up)."""
-    target = git_project / "big.py"
-    target.write_text("".join(f"line {i} of a file the model reads twice\n" for i in range(400)))
-    for use in ("toolu_1", "toolu_2"):
-        payload = read_payload(git_project, target, target.read_text())
-        payload.update(session_id=SESSION, tool_use_id=use)
-        run_hook("PostToolUse", payload, cwd=git_project)
-    ledger = json.loads((git_project / ".ccstate" / "ledger" / SESSION / "main.json").read_text())
-    saved = ledger["stats"]["saved_chars"]
-    assert saved > 10_000
-    out = statusline(status_payload(git_project), "--format", "{kept}", cwd=git_project).stdout
-    assert out == f"kept out {-(-saved // 4) / 1000:.1f}k tok\n"
-    other = statusline(
-        status_payload(git_project, session_id="another"), "--format", "{kept}|", cwd=git_project
-    )
-    assert other.stdout == "|\n"
+def test_kept_out_is_the_reports_applied_figure_from_the_stop_hooks_counter(
+    git_project: Path,
+) -> None:
+    """The Stop hook counts the transcript (a notice, a digest...); the line shows that figure,
+    the one `ccstate report` credits, with `≥` once something ccstate wrote comes after the
+    bytes it counted, and nothing without a counter for this session and transcript."""
+    records = session_records()
+    main = write(git_project / "transcript.jsonl", records)
+    payload = status_payload(git_project, transcript_path=str(main))
+    assert statusline(payload, "--format", "{kept}|", cwd=git_project).stdout == "|\n"
+    run_hook("Stop", make_payload("Stop", git_project, session_id=SESSION), cwd=git_project)
+    expected = applied.kept_out_as_applied(records, main.name).tokens
+    assert expected > 0
+    figure = f"{expected}" if expected < 1000 else f"{expected / 1000:.1f}k"
+    out = statusline(payload, "--format", "{kept}", cwd=git_project).stdout
+    assert out == f"kept out {figure} tok\n"
+    with main.open("a") as fh:  # the turn's end: nothing of ccstate's
+        fh.write(json.dumps({"type": "system", "subtype": "turn_duration"}) + "\n")
+    assert statusline(payload, "--format", "{kept}", cwd=git_project).stdout == out
+    with main.open("a") as fh:  # a new notice the next Stop will count
+        fh.write(json.dumps(records[-1]) + "\n")
+    behind = statusline(payload, "--format", "{kept}", cwd=git_project).stdout
+    assert behind == f"kept out ≥{figure} tok\n"
+    for other in ({"session_id": "another"}, {"transcript_path": str(git_project / "x.jsonl")}):
+        changed = status_payload(git_project, **{"transcript_path": str(main), **other})
+        assert statusline(changed, "--format", "{kept}|", cwd=git_project).stdout == "|\n"
 
 
 @pytest.mark.skipif(

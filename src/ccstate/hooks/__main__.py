@@ -28,6 +28,7 @@ HANDLERS: dict[str, str] = {
     "PostToolUse": "ccstate.hooks.post_tool_use",
     "UserPromptSubmit": "ccstate.hooks.user_prompt_submit",
     "PreModelSwitch": "ccstate.hooks.pre_model_switch",
+    "Stop": "ccstate.hooks.stop",
 }
 # Events ccstate registered once and registers no more (#14): a project whose settings still
 # run them (a teammate's older `ccstate init`) gets an exit 0 with nothing done or written.

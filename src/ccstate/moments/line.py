@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
+    from ccstate.moments.kept import Kept
+
     Piece = tuple[str, str]  # (text, style)
 
 # name -> what it shows (docs/MOMENTS.md lists them with examples)
@@ -35,7 +37,8 @@ FIELDS = {
     "miss_cause": "the cause alone",
     "misses": "cache misses this session: `2`",
     "hit": "share of input read from the cache: `hit 92%`",
-    "kept": "what ccstate kept out of this session: `kept out 18.4k tok`",
+    "kept": "what ccstate kept out of this session, as the report credits it: `kept out 18.4k "
+    "tok`; `≥18.4k` while replacements since the last turn's end are not counted yet",
     "kept_tokens": "the same, the number: `18.4k`",
     "cost": "the session's cost so far: `$2.31`",
 }
@@ -73,7 +76,7 @@ class Values:
 def values(
     payload: Mapping[str, Any],
     cache: CacheView,
-    kept_tokens: int | None,
+    kept: Kept | None,
     card: rates_mod.Card | None,
 ) -> Values:
     out: dict[str, Piece] = {}
@@ -86,10 +89,11 @@ def values(
         out["ctx"], out["ctx_pct"] = (f"ctx {pct}%", style), (str(pct), style)
     short: dict[str, Piece] = {}
     out.update(_cache_pieces(cache, card, short))
-    if kept_tokens:
-        out["kept"] = (f"kept out {tokens(kept_tokens)} tok", "info")
-        out["kept_tokens"] = (tokens(kept_tokens), "info")
-        short["kept"] = (f"kept {tokens(kept_tokens)}", "info")
+    if kept is not None and kept.tokens:  # at least this much when the transcript is ahead
+        figure = ("≥" if kept.behind else "") + tokens(kept.tokens)
+        out["kept"] = (f"kept out {figure} tok", "info")
+        out["kept_tokens"] = (figure, "info")
+        short["kept"] = (f"kept {figure}", "info")
     cost = _num(_dict(payload.get("cost")).get("total_cost_usd"))
     if cost is not None:
         out["cost"] = (money(cost), "")

@@ -107,10 +107,13 @@ def render(
         return _cut(f"ccstate: {where}: {exc}", _width(opts, payload, environ))
     view = cache_mod.view(payload, now, environ)
     session = payload.get("session_id")
-    kept_tokens = (
-        kept.session_kept_out_tokens(state, session) if state and isinstance(session, str) else None
+    transcript = payload.get("transcript_path")
+    applied = (
+        kept.session_kept(state, session, transcript)
+        if state and isinstance(session, str) and isinstance(transcript, str)
+        else None
     )
-    vals = line.values(payload, view, kept_tokens, _card(payload, cfg, project, now))
+    vals = line.values(payload, view, applied, _card(payload, cfg, project, now))
     width = _width(opts, payload, environ)
     if parts is not None:
         pieces = line.fit_format(vals, parts, width)

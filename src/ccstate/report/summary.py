@@ -7,24 +7,24 @@ Costs: pricing.py; definitions: docs/REPORT.md.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ccstate.report import advice, audit, compact_advice, hooktax
+
+# the applied kept-out figure lives in applied.py (the Stop hook imports it, not this module)
+from ccstate.report.applied import CHARS_PER_TOKEN as CHARS_PER_TOKEN
+from ccstate.report.applied import KeptOut as KeptOut
+from ccstate.report.applied import est_tokens
+from ccstate.report.applied import kept_out_as_applied as kept_out_as_applied
 from ccstate.report.compactions import CompactionCost, compaction_json, price_session
 from ccstate.report.compactions import totals as compaction_totals
 from ccstate.report.composition import READ_KINDS, REREAD_KINDS, Composition
 from ccstate.report.pricing import PricingTable, RateCard, is_long, tokens_cost
-from ccstate.report.usage import MAIN, FileScan, Turn, notice_prefixes, scan_records
+from ccstate.report.usage import MAIN, FileScan, Turn
 
 SCHEMA_VERSION = 2  # 2: cache_audit, ttl_advice, hooks (#16)
-CHARS_PER_TOKEN = 4
-
-
-def est_tokens(chars: int) -> int:
-    return math.ceil(chars / CHARS_PER_TOKEN)
 
 
 @dataclass
@@ -455,43 +455,6 @@ def ccstate_figures(scope: Scope) -> dict[str, Any]:
         "claude_code_saved_tokens": est_tokens(comp.cc_saved_chars),
         "claude_code_saved_token_calls": est_tokens(comp.cc_saved_char_calls),
     }
-
-
-class KeptOut:
-    """What ccstate kept out of one session's contexts, as Claude Code applied it."""
-
-    __slots__ = ("replacements", "token_calls", "tokens")
-
-    def __init__(self, tokens: int, token_calls: int, replacements: int) -> None:
-        self.tokens = tokens  # estimated tokens (chars / 4) the replacements kept out
-        self.token_calls = token_calls  # ... times the later API calls that would carry them
-        self.replacements = replacements  # notices, shortened Reads, digests in the transcript
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, KeptOut) and all(
-            getattr(self, k) == getattr(other, k) for k in self.__slots__
-        )
-
-    def __repr__(self) -> str:
-        return f"KeptOut(tokens={self.tokens}, token_calls={self.token_calls}, ...)"
-
-
-def kept_out_as_applied(records: Iterable[dict[str, Any]], name: str = "session.jsonl") -> KeptOut:
-    """This session's kept-out tokens as applied (pure: the records of its transcript, in
-    order; `name` its file name). Counts a replacement only where the transcript shows
-    Claude Code delivered it: a Read result that is a ccstate notice or shows only the lines
-    a ccstate note names, a tool result ending in a digest's closing line, a shell read
-    answered with a notice. An `updatedToolOutput` Claude Code rejected leaves the original in
-    the transcript and counts nothing; Claude Code's own "file unchanged" answers are not
-    ccstate's. The figure `ccstate report` shows as "tokens kept out"; for the status line."""
-    from pathlib import Path
-
-    comp = scan_records(records, path=Path(name), prefixes=notice_prefixes()).composition
-    return KeptOut(
-        est_tokens(comp.saved_chars),
-        est_tokens(comp.saved_char_calls),
-        comp.notices + comp.digests + comp.partial_reads,
-    )
 
 
 def composition_rows(comp: Composition) -> list[tuple[str, int, int]]:
