@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import modern_records as fx
+from ccstate import redact
 from ccstate.handoff.scan import Scan, iter_numbered
 from ccstate.ledger import core as ledger
 from ccstate.ledger import replay, witness
+from ccstate.recall import extract, sources
 from ccstate.report import usage
 from helpers import MODERN, corpus_absent
 
@@ -183,3 +186,41 @@ def test_replay_starts_an_epoch_where_claude_code_persisted_results(
         body = [*rows[: read_at + 1], marker, *again]
         path.write_text("".join(json.dumps(r) + "\n" for r in body))
         assert replay.replay_file(path, ledger.Options()).totals.rereads == rereads
+
+
+def _recall_moments(path: Path) -> list[Any]:
+    """The moments recall stores of a transcript, as `ccstate recall` extracts them."""
+    job = extract.Job(sources.transcript_source(path), 0, 0, "")
+    return extract.extract(job, redactor=redact.Redactor()).rows
+
+
+def test_recall_indexes_the_newer_record_types(session: Path) -> None:
+    rows = _recall_moments(session)
+    records = [json.loads(line) for line in session.read_text("utf-8").splitlines()]
+    lines = {r["uuid"]: n for n, r in enumerate(records, 1) if "uuid" in r}
+    got = {(kind, line): (title, body) for kind, _s, line, _e, _ts, _b, title, body, _p in rows}
+    assert got[("prompt", lines["a1"])] == ("", fx.QUEUED)  # typed while Claude worked
+    assert got[("error", lines["s1"])][0] == "API error"
+    assert "ConnectionRefused" in got[("error", lines["s1"])][1]
+    assert got[("output", lines["s3"])] == ("turn duration", "the turn took 7 seconds")
+    assert got[("answer", lines["s6"])][1].startswith("Added retries to fetch()")  # the recap
+    assert "no prints" in got[("output", lines["a3"])][1]  # the CLAUDE.md loaded on the way
+    assert got[("output", lines["a4"])][0] == f"edited by the user: {fx.FILE}"
+    # the Read's output is a moment too, without its line numbers
+    assert got[("output", lines["r1"])] == (f"Read {fx.FILE}", "def fetch(url):\nreturn get(url)")
+
+
+@needs_modern
+def test_recall_finds_moments_in_the_newer_records_of_modern_sessions() -> None:
+    kinds: dict[str, int] = {}
+    for path in MODERN_FILES:
+        types = [json.loads(line).get("type") for line in path.read_text("utf-8").splitlines()]
+        for row in _recall_moments(path):
+            record_type = types[row[2] - 1]
+            if record_type in ("attachment", "system"):
+                kinds[f"{record_type}:{row[0]}"] = kinds.get(f"{record_type}:{row[0]}", 0) + 1
+    # hook context and the user's edits (attachments), API errors, local commands, durations
+    # and the away recap (system records): every one of these kinds occurs in the corpus
+    for kind in ("attachment:output", "attachment:error", "system:error", "system:command"):
+        assert kinds.get(kind, 0) >= 1, (kind, kinds)
+    assert kinds.get("system:output", 0) >= 20 and kinds.get("system:answer", 0) >= 1, kinds

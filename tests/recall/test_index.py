@@ -85,6 +85,21 @@ def test_unchanged_transcripts_are_not_read_again(tmp_path: Path) -> None:
     assert (again.read, again.unchanged, again.moments) == (0, 2, 0)
 
 
+def test_an_index_of_an_earlier_extractor_reads_every_source_again_once(tmp_path: Path) -> None:
+    files = [write_jsonl(tmp_path / f"{s}.jsonl", session_records(s)) for s in "ab"]
+    state = tmp_path / "state"
+    first = build(state, files)
+    con = index.connect(state)
+    con.execute(
+        "UPDATE meta SET value = '1' WHERE key = 'extractor'"
+    )  # as an older ccstate left it
+    con.close()
+    again, then = build(state, files), build(state, files)
+    assert (again.read, again.moments) == (2, first.moments)  # the same moments, not twice
+    assert count(state) == first.moments
+    assert (then.read, then.unchanged) == (0, 2)
+
+
 def test_a_growing_transcript_is_read_on_from_where_it_stopped(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "a.jsonl", session_records("a", 2))
     first = build(tmp_path / "state", [path])
@@ -280,11 +295,32 @@ def test_a_private_key_in_a_long_output_never_reaches_the_index(tmp_path: Path, 
         tool_result_record("t1", "noise line\n" * 400 + pem),
         tool_use_record("t2", "Bash", {"command": "make deploy"}),
         tool_result_record("t2", "Exit code 2\n" + "building\n" * 300 + pem, True),
+        # #27: a Read's and a hook's output are moments too, cut to their telling lines
+        tool_use_record("t3", "Read", {"file_path": "/p/deploy.pem"}),
+        tool_result_record(  # its BEGIN line beyond the head `facts.telling` keeps
+            "t3",
+            "\n".join(
+                f"{n}\t{ln}"
+                for n, ln in enumerate(
+                    [*(f"note {c}" for c in "abcdefghij"), *pem.splitlines(), *["x = 2"] * 300], 1
+                )
+            ),
+        ),
+        {
+            "type": "attachment",
+            "timestamp": "2026-03-01T10:00:09Z",
+            "attachment": {
+                "type": "hook_additional_context",
+                "hookName": "SessionStart:startup",
+                "content": ["noise 3\n" * 300 + pem],
+            },
+        },
     ]
     state = tmp_path / "state"
     build(state, [write_jsonl(tmp_path / "s.jsonl", records)])
     blob = b"".join(p.read_bytes() for p in index.folder(state).iterdir())
-    assert count(state) >= 2
+    assert count(state, "SELECT count(*) FROM docs WHERE kind = 'output'") == 2
+    assert count(state) >= 4
     for i in range(0, len(PEM_BODY) - 12, 7):
         assert PEM_BODY[i : i + 12].encode() not in blob
 

@@ -105,45 +105,88 @@ def test_the_state_carries_a_scan_over_a_split_anywhere() -> None:
         assert first + again.drain() == whole, cut
 
 
-def test_records_of_reading_tools_are_skipped_undecoded() -> None:
+def test_records_of_bookkeeping_tools_are_skipped_undecoded() -> None:
     ex = moments.TranscriptMoments("s1")
     ex.feed(1, tool_use_record("r1", "Read", {"file_path": "/p/a.py"}))
-    ex.feed(2, tool_use_record("b1", "Bash", {"command": "ls"}))
+    ex.feed(2, tool_use_record("t1", "TodoWrite", {"todos": []}))
     compact = (",", ":")  # as Claude Code writes records
-    raw = json.dumps(tool_result_record("r1", "x" * 5000), separators=compact).encode()
-    assert ex.skip_line(raw) and "r1" not in ex.pending  # a reading tool is never pending
-    bash = json.dumps(tool_result_record("b1", "y" * 5000), separators=compact).encode()
-    assert not ex.skip_line(bash) and "b1" in ex.pending
-    call = tool_use_record("r2", "Grep", {"pattern": "x"})
+    read = json.dumps(tool_result_record("r1", "x" * 5000), separators=compact).encode()
+    assert not ex.skip_line(read) and "r1" in ex.pending  # a Read's output is a moment now
+    todo = json.dumps(tool_result_record("t1", "y" * 5000), separators=compact).encode()
+    assert ex.skip_line(todo) and "t1" not in ex.pending  # a todo list never is
+    call = tool_use_record("t2", "TodoWrite", {"todos": [{"content": "x"}]})
     assert ex.skip_line(json.dumps(call, separators=compact).encode())
-    edit = tool_use_record("e1", "Edit", {"file_path": "/p/a.py"})
-    assert not ex.skip_line(json.dumps(edit, separators=compact).encode())
+    grep = tool_use_record("g1", "Grep", {"pattern": "x"})
+    assert not ex.skip_line(json.dumps(grep, separators=compact).encode())
     loose = json.dumps(tool_result_record("r9", "z")).encode()  # not compact: decoded
     assert not ex.skip_line(loose)
 
 
 @pytest.mark.parametrize(
-    ("command", "looking"),
+    ("tool", "tool_input", "output", "title", "found"),
     [
-        ("ls -la", True),
-        ("cd src && grep -n parse_date *.py | head", True),
-        ("git status && git diff --stat", True),
-        ("git branch -D old", False),
-        ("find . -name '*.pyc' -delete", False),
-        ("echo start && git add -A", False),
-        ("pytest -q", False),
+        (
+            "Read",
+            {"file_path": "/p/memory/architecture.md"},
+            "     1→# Device\n     2→LAN address: 192.168.1.18\n",
+            "Read /p/memory/architecture.md",
+            "LAN address: 192.168.1.18",
+        ),
+        (
+            "WebFetch",
+            {"url": "https://docs.example.com/people", "prompt": "endpoint?"},
+            "Use POST https://api.example.com/v1/mixed_people/search",
+            "WebFetch https://docs.example.com/people",
+            "mixed_people/search",
+        ),
+        (
+            "AskUserQuestion",
+            {"questions": [{"question": "Public or private repo?"}]},
+            'User has answered your questions: "Public or private repo?"="private".',
+            "AskUserQuestion Public or private repo?",
+            '="private"',
+        ),
+        (
+            "Agent",
+            {"description": "Check firmware releases", "prompt": "look"},
+            "Latest stable release: v0.9.0 (2025-10-09)",
+            "Agent Check firmware releases",
+            "v0.9.0",
+        ),
     ],
 )
-def test_successful_look_arounds_are_not_moments(command: str, looking: bool) -> None:
-    assert moments.looks_around(command) is looking
+def test_what_a_tool_returned_is_an_output_moment(
+    tool: str, tool_input: dict[str, Any], output: str, title: str, found: str
+) -> None:
+    got = scan([tool_use_record("c1", tool, tool_input), tool_result_record("c1", output)])
+    assert [(m.kind, m.line, m.title) for m in got] == [("output", 2, title)]
+    assert found in got[0].body and "→" not in got[0].body  # Read's gutter dropped
+
+
+def test_a_failed_read_is_not_a_moment_but_a_failed_mcp_call_is() -> None:
+    got = scan(
+        [
+            tool_use_record("r1", "Read", {"file_path": "/p/none.py"}),
+            tool_result_record("r1", "<tool_use_error>File does not exist.</tool_use_error>", True),
+            tool_use_record("m1", "mcp__db__query", {"query": "select 1"}),
+            tool_result_record("m1", "Error: connection refused", True),
+        ]
+    )
+    assert [(m.kind, m.line, m.title) for m in got] == [("error", 4, "mcp__db__query select 1")]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["ls -la", "cd src && grep -n parse_date *.py | head", "git remote -v", "which jq"],
+)
+def test_a_look_around_command_is_a_moment_with_what_it_printed(command: str) -> None:
     records = [
         tool_use_record("c1", "Bash", {"command": command}),
-        tool_result_record("c1", "output"),
-        tool_use_record("c2", "Bash", {"command": command}),
-        tool_result_record("c2", "Exit code 2\nerror: nope", True),
+        tool_result_record("c1", "origin git@github.com:o/firmware.git (fetch)\njq-1.7.1"),
     ]
-    kinds = [(m.kind, m.line) for m in scan(records)]
-    assert kinds == ([] if looking else [("command", 2)]) + [("command", 4)]  # failures stay
+    (got,) = scan(records)
+    assert (got.kind, got.line, got.title) == ("command", 2, command)
+    assert "exit: ok" in got.body and "jq-1.7.1" in got.body and "o/firmware.git" in got.body
 
 
 @settings(max_examples=300, deadline=None)

@@ -74,7 +74,9 @@ def _extract_transcript(job: Job, redactor: redact.Redactor, deadline: float | N
     scan = moments_mod.TranscriptMoments(src.session, state, redactor)
     cursor = reader.Cursor(job.offset, job.line)
     rows: list[Row] = []
-    records = reader.iter_records(src.path, cursor, deadline=deadline, skip=scan.skip_line)
+    records = reader.iter_records(
+        src.path, cursor, deadline=deadline, skip=scan.skip_line, wanted=reader.WANTED_ALL
+    )
     for line, record in records:
         scan.feed(line, record)
         if scan.out:

@@ -29,6 +29,9 @@ from ccstate.recall.sources import Source
 from ccstate.recall.text import TOKENIZER
 
 SCHEMA_VERSION = 1
+# What `moments` makes of a transcript: when it changes (2: tool outputs, attachment and
+# system records, #27), an index built by an earlier one reads every source again.
+EXTRACTOR_VERSION = "2"
 INDEX_DIR = "recall"
 INDEX_NAME = "index.sqlite"
 SUMMARY_NAME = "summary.json"
@@ -199,6 +202,8 @@ def update(
     """Bring the index up to date with `sources`; `full` reads every one of them again."""
     started = time.monotonic()
     report = Report(sources=len(sources))
+    stale = _extractor_changed(con)
+    full = full or stale
     planned = [j for s in sources if (j := _plan(con, s, full)) is not None]
     report.unchanged = len(sources) - len(planned)
     skip = _handoff_sessions(sources)
@@ -224,6 +229,11 @@ def update(
         writer.begin()
         writer.flush()
         report.pruned_sessions = _bound(con, max_bytes)
+        if stale and not report.stopped:  # every source read again: stamp the extractor
+            con.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('extractor', ?)",
+                (EXTRACTOR_VERSION,),
+            )
         con.execute("COMMIT")
     except BaseException:
         if con.in_transaction:
@@ -237,6 +247,12 @@ def update(
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     report.seconds = time.monotonic() - started
     return report
+
+
+def _extractor_changed(con: sqlite3.Connection) -> bool:
+    """True when the index holds moments of an earlier extractor (or none yet stamped)."""
+    row = con.execute("SELECT value FROM meta WHERE key = 'extractor'").fetchone()
+    return row is None or row[0] != EXTRACTOR_VERSION
 
 
 class _Writer:

@@ -10,6 +10,7 @@ A moment is one thing a developer may ask about later, with where it happened:
 | command | a Bash call and its result | command, description, exit status, errors or end |
 | error | a failed tool call other than Bash | tool, subject, error lines |
 | fix | a failure, then a success of the same call | the error, the edits in between, what passed |
+| output | another tool's result, a hook's context, a turn's time | tool, subject; telling lines |
 | decision | an entry of DECISIONS.md | ID, title, status, context, decision, consequences |
 | handoff | a section of a session's handoff, or a progress-log entry | its items |
 
@@ -30,10 +31,11 @@ from typing import Any
 
 from ccstate import redact
 from ccstate.handoff.scan import REJECTED, block_text, problem_key, user_prompt
+from ccstate.recall import facts
 from ccstate.recall.text import clip, head_tail
 from ccstate.transcript import message_content
 
-KINDS = ("prompt", "answer", "edit", "command", "error", "fix", "decision", "handoff")
+KINDS = ("prompt", "answer", "edit", "command", "error", "fix", "output", "decision", "handoff")
 PROMPT_CAP = 2000
 ANSWER_CAP = 2000
 ANSWER_MIN = 200  # a mid-turn text shorter than this is narration ("Let me look at X")
@@ -44,22 +46,17 @@ MAX_OPEN = 50  # failures waiting for a success of the same call
 MAX_EDITS = 30  # recent edits remembered for a fix
 FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 PLAN_TOOLS = frozenset({"ExitPlanMode", "exit_plan_mode"})
-# Tools that only read: neither their output (a file's text, search hits) nor their
-# failures are moments, and their records need not even be decoded (`skip_line`).
+# Tools whose output is the session's own bookkeeping (a todo list, a task's state): not a
+# moment, and their records need not even be decoded (`skip_line`). Every other tool's
+# output is (#27: what a command printed, what a file said is what people ask about).
 QUIET_TOOLS = frozenset(
-    {
-        "Read",
-        "Grep",
-        "Glob",
-        "LS",
-        "NotebookRead",
-        "WebFetch",
-        "WebSearch",
-        "TodoWrite",
-        "BashOutput",
-        "TaskOutput",
-    }
+    {"TodoWrite", "TodoRead", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TaskStop"}
 )
+# Tools that only look: their failures (a missing file, a bad glob) are not moments.
+READING_TOOLS = frozenset(
+    {"Read", "Grep", "Glob", "LS", "NotebookRead", "WebFetch", "WebSearch", "BashOutput"}
+)
+RECORD_TYPES = frozenset({"attachment", "system"})  # fed to `facts.record_moment`
 _TOOL_USE_ID = b'"tool_use_id":"'
 _TOOL_USE_BLOCK = b'"type":"tool_use"'
 _TEXT_BLOCK = b'"type":"text"'
@@ -80,19 +77,7 @@ _ERROR_LINE = re.compile(  # searched in the lower-cased output: faster than (?i
 _ERROR_LINE_ASCII = re.compile(_ERROR_LINE.pattern, re.M | re.ASCII)
 SCAN_CAP = 16 << 10  # characters of a long output looked through (its start and its end)
 TITLE_CAP = 400
-_LAST_LINES = 2000  # the end of a successful command's output its moment shows lines of
 _SHORTEST_CUT = 240  # an output no longer than this is cut nowhere (`error_lines` clips 240)
-# Programs that only look around: a successful run of nothing but these is not a moment
-# (`ls`, `git status`, `grep -n x`); a failed one is, like every other command.
-_LOOKING = frozenset(
-    re.findall(
-        r"\S+",
-        "ls ll la find grep rg ag cat head tail less wc pwd tree which whereis file stat du df "
-        "echo printf sort uniq cut nl jq date env printenv whoami hostname true",
-    )
-)
-_GIT_LOOKING = frozenset({"status", "diff", "log", "show", "branch", "remote", "rev-parse"})
-_SEGMENTS = re.compile(r"&&|\|\||;|\|")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +159,9 @@ class TranscriptMoments:
 
     def feed(self, line: int, record: dict[str, Any]) -> None:
         kind = record.get("type")
+        if kind in RECORD_TYPES:
+            self._record(line, record)
+            return
         if kind not in ("user", "assistant"):
             return
         stamp = record.get("timestamp")
@@ -189,6 +177,26 @@ class TranscriptMoments:
             self._assistant(line, record)
         else:
             self._user(line, record)
+
+    def _record(self, line: int, record: dict[str, Any]) -> None:
+        """An attachment or system record (2.1.x): a moment when it holds one."""
+        stamp = record.get("timestamp")
+        if isinstance(stamp, str) and stamp:
+            self.ts = stamp
+        found = facts.record_moment(record, self._prep)
+        if found is None or not found[2].strip():
+            return
+        kind, title, body = found
+        if kind == "prompt":
+            self._flush_text()
+            body = self._clip(body, PROMPT_CAP)
+        self._emit(kind, line, self._clip(title, TITLE_CAP), body)
+
+    def _prep(self, text: str) -> str:
+        """A record's text redacted where `facts` may cut it (its head and its end)."""
+        if len(text) <= _SHORTEST_CUT:
+            return text
+        return self._before_cut(text, head=SCAN_CAP, tail=SCAN_CAP)
 
     def _emit(self, kind: str, line: int, title: str, body: str, end_line: int = 0) -> None:
         moment = Moment(kind, line, title, body, self.ts, self.branch, self.session, end_line)
@@ -255,13 +263,19 @@ class TranscriptMoments:
         key, subject = problem_key(name, tool_input)
         if name == "Bash":
             command = str(tool_input.get("command", ""))
-            if failed or not (_RECALL_COMMAND.search(command) or looks_around(command)):
+            if failed or not _RECALL_COMMAND.search(command):
                 self._command(line, tool_input, text, errors, failed)  # recall's own: not news
         elif name in FILE_TOOLS and not failed:
             self._edit(line, name, tool_input)
-        elif failed:
+        elif not failed:
+            body = facts.telling(text)
+            if body:
+                title = self._clip(f"{name} {tool_input.get('subject', '')}".strip(), TITLE_CAP)
+                self._emit("output", line, title, body)
+        elif name not in READING_TOOLS:
             body = "\n".join(errors) or clip(text.strip(), OUTPUT_CAP)
-            self._emit("error", line, self._clip(f"{name} {subject}".strip(), TITLE_CAP), body)
+            about = subject or str(tool_input.get("subject", ""))
+            self._emit("error", line, self._clip(f"{name} {about}".strip(), TITLE_CAP), body)
         self._settle(key, subject, name, text, errors, failed, line)
 
     def _settle(
@@ -300,10 +314,9 @@ class TranscriptMoments:
         if failed:
             status = f"failed (exit {code})" if code else "failed"
             detail = "\n".join(errors) or head_tail(text.strip(), OUTPUT_CAP)
-        else:
+        else:  # what it printed: the first lines, the figures, versions, URLs (#27)
             status = "ok"
-            tail = [ln for ln in text[-_LAST_LINES:].strip().splitlines() if ln.strip()][-3:]
-            detail = clip("\n".join(tail), 300)
+            detail = facts.telling(text, OUTPUT_CAP)
         body = "\n".join(x for x in (description, f"exit: {status}", detail) if x)
         self._emit("command", line, self._clip(command, 400), body)
 
@@ -335,8 +348,8 @@ class TranscriptMoments:
         cut nowhere and kept whole."""
         if failed and len(text) > _SHORTEST_CUT:
             return self._before_cut(text, head=SCAN_CAP, tail=SCAN_CAP)
-        if not failed and name == "Bash" and len(text) > _SHORTEST_CUT:
-            return self._before_cut(text, tail=_LAST_LINES)
+        if not failed and len(text) > facts.OUTPUT_CAP:  # `facts.telling` cuts it
+            return self._before_cut(text, head=SCAN_CAP, tail=SCAN_CAP)
         return text
 
     def _summary(self, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -350,6 +363,8 @@ class TranscriptMoments:
             tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path")
         )
         summary: dict[str, Any] = {"path": str(path) if isinstance(path, str) else ""}
+        if name not in FILE_TOOLS:
+            summary["subject"] = self._clip(facts.subject(name, tool_input), 300)
         if name in FILE_TOOLS:
             summary["change"] = self._change(name, tool_input)
         return summary
@@ -367,21 +382,6 @@ class TranscriptMoments:
                 new = self._clip(str(edit.get("new_string", "")), EDIT_CAP)
                 out.append(f"- {old}\n+ {new}")
         return "\n".join(out)
-
-
-def looks_around(command: str) -> bool:
-    """Is every step of `command` a program that only reads (`cd x && ls | grep y`)?"""
-    for segment in _SEGMENTS.split(command):
-        words = segment.split()
-        if not words or words[0] == "cd":
-            continue
-        if words[0] == "git" and len(words) > 1 and words[1] in _GIT_LOOKING:
-            if words[1] == "branch" and any(w in ("-d", "-D", "-m", "-M") for w in words):
-                return False
-            continue
-        if words[0] not in _LOOKING or "-exec" in words or "-delete" in words:
-            return False
-    return True
 
 
 def error_lines(text: str, limit: int = 6) -> list[str]:

@@ -22,6 +22,8 @@ from typing import Any
 from ccstate import transcript
 
 WANTED = frozenset({"user", "assistant"})
+# with the records of newer types that can hold a moment (2.1.x: `facts.record_moment`)
+WANTED_ALL = WANTED | {"attachment", "system"}
 MAX_LINE_BYTES = 32 << 20  # a record longer than this is skipped, not read into memory
 _CHUNK = 4 << 20  # bytes read at a time
 _TOOL_USE_RESULT = b',"toolUseResult"'
@@ -49,11 +51,12 @@ def iter_records(
     max_line_bytes: int = MAX_LINE_BYTES,
     deadline: float | None = None,
     skip: Callable[[bytes], bool] | None = None,
+    wanted: frozenset[str] = WANTED,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for each user/assistant record after `cursor`, advancing it.
+    """(line number, record) for each record of a `wanted` type after `cursor`, advancing it.
 
-    `skip(line)` may decline a user or assistant line before it is decoded (lines of other
-    types are declined before it is asked).
+    `skip(line)` may decline a line before it is decoded (lines of other types are declined
+    before it is asked).
     """
     loads = transcript.fast_loads()
     with path.open("rb") as fh:
@@ -70,11 +73,11 @@ def iter_records(
                 cursor.oversize += 1
                 continue
             kind = transcript.top_level_type(raw)  # progress, system notices, snapshots
-            if kind is not None and kind not in WANTED:
+            if kind is not None and kind not in wanted:
                 continue  # undecoded
             if skip is not None and skip(raw):
                 continue
-            record = _decode(raw, kind, loads)
+            record = _decode(raw, kind, loads, wanted)
             if record is not None:
                 yield cursor.line, record
 
@@ -107,12 +110,14 @@ def _lines(fh: Any, limit: int) -> Iterator[tuple[bytes | None, int]]:
             skipped, rest = len(rest), b""
 
 
-def _decode(raw: bytes, kind: str | None, loads: Any) -> dict[str, Any] | None:
-    """The record of a line whose top-level type is `kind` (user, assistant or None: unknown
+def _decode(
+    raw: bytes, kind: str | None, loads: Any, wanted: frozenset[str] = WANTED
+) -> dict[str, Any] | None:
+    """The record of a line whose top-level type is `kind` (one of `wanted`, or None: unknown
     before decoding), or None when it is not one recall reads."""
     if len(raw) <= _SHORT:
         record = _loads(raw, loads)
-        return record if isinstance(record, dict) and record.get("type") in WANTED else None
+        return record if isinstance(record, dict) and record.get("type") in wanted else None
     if kind == "assistant" and raw.find(_THINKING, 0, _PREFIX) >= 0:
         return None  # a thinking block alone (2.x writes one block per record): not a moment
     if kind == "user":
@@ -122,7 +127,7 @@ def _decode(raw: bytes, kind: str | None, loads: Any) -> dict[str, Any] | None:
             if isinstance(record, dict) and "message" in record:
                 return record
     record = _loads(raw, loads)
-    if isinstance(record, dict) and record.get("type") in WANTED:
+    if isinstance(record, dict) and record.get("type") in wanted:
         return record
     return None
 
