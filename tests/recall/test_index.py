@@ -67,6 +67,8 @@ def test_a_planted_secret_never_reaches_the_database_file(tmp_path: Path) -> Non
         tool_use_record("t1", "Bash", {"command": f"curl -H 'token: {SECRET}' x"}),
         tool_result_record("t1", f"error: bad credentials {SECRET}", True),
         text_record(f"The key {ENV_SECRET} was rejected; {SECRET} too."),
+        tool_use_record("r1", "Read", {"file_path": "/p/deploy.md"}),  # long: cut, #27
+        tool_result_record("r1", f"use {ENV_SECRET} and {SECRET}\n" + "a line 7\n" * 500),
     ]
     records.append(tool_use_record("t2", "Bash", {"command": f"echo {SECRET}"}))  # no result yet
     state = tmp_path / "state"

@@ -110,7 +110,8 @@ def _redacted(value: Any, redactor: redact.Redactor, done: dict[str, str]) -> An
 def _row(m: moments_mod.Moment, redactor: redact.Redactor, session: str) -> Row:
     # Each alone (#23): joined, a rule that looks across lines (gitleaks' `curl ... -u`, a
     # Kubernetes secret's 300 characters) would read the title and the body as one text.
-    title, body = redactor.redact(m.title), redactor.redact(m.body)
+    title = redactor.redact(m.title)
+    body = m.body if m.redacted else redactor.redact(m.body)  # cut from a redacted text
     return (
         m.kind,
         session or m.session,

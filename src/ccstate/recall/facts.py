@@ -29,7 +29,7 @@ SCAN_LINES = 2000  # lines of a long output looked through
 _GUTTER = re.compile(r"^\s*\d+(?:\u2192|\t)")
 # a figure, a version, a URL, a path, an address, `key: value` / `key=value`
 _TELLING = re.compile(r"\d|://|/\w|@\w|\w[:=]\s*\S")
-_JUNK = re.compile(r"^[\W_]*$")  # a line of rules, brackets or nothing
+_WORD = re.compile(r"[^\W_]")  # a line without (a line of rules, brackets) is dropped
 
 
 def telling(text: str, cap: int = OUTPUT_CAP) -> str:
@@ -37,9 +37,10 @@ def telling(text: str, cap: int = OUTPUT_CAP) -> str:
     Read's line numbers dropped, within `cap` characters; the whole text when it fits."""
     lines: list[str] = []
     seen: set[str] = set()
+    gutter = _GUTTER.match(text) is not None  # a Read's output: every line has one
     for raw in text.splitlines()[:SCAN_LINES]:
-        line = _GUTTER.sub("", raw, count=1).strip()
-        if not line or line in seen or _JUNK.match(line):
+        line = (_GUTTER.sub("", raw, count=1) if gutter else raw).strip()
+        if not line or line in seen or not _WORD.search(line):
             continue
         seen.add(line)
         lines.append(line)
