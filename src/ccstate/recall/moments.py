@@ -76,10 +76,12 @@ _ERROR_LINE = re.compile(  # searched in the lower-cased output: faster than (?i
 # each character (several times faster; on ASCII text both match the same).
 _ERROR_LINE_ASCII = re.compile(_ERROR_LINE.pattern, re.M | re.ASCII)
 SCAN_CAP = 16 << 10  # characters of a long output looked through (its start and its end)
-# what of a successful output `facts.telling` looks through: its start and its end (redacting
-# costs in proportion to the text; 16 KiB of every file read made indexing 5x slower)
+# what of a successful output `facts.telling` looks through: a command's start and end (its
+# verdict), another tool's start (a file's head, a page's answer). Redacting costs in
+# proportion to the text: 16 KiB of each end of every file read made indexing 5x slower.
 OUTPUT_HEAD = 2048
-OUTPUT_TAIL = 512
+COMMAND_HEAD = 1024
+COMMAND_TAIL = 1024
 TITLE_CAP = 400
 _SHORTEST_CUT = 240  # an output no longer than this is cut nowhere (`error_lines` clips 240)
 
@@ -203,7 +205,7 @@ class TranscriptMoments:
         """A record's text redacted where `facts` may cut it (its head and its end)."""
         if len(text) <= facts.OUTPUT_CAP:
             return text
-        return self._before_cut(text, head=OUTPUT_HEAD, tail=OUTPUT_TAIL)
+        return self._before_cut(text, head=OUTPUT_HEAD)
 
     def _emit(
         self, kind: str, line: int, title: str, body: str, end_line: int = 0, redacted: bool = False
@@ -362,7 +364,9 @@ class TranscriptMoments:
         if failed and len(text) > _SHORTEST_CUT:
             return self._before_cut(text, head=SCAN_CAP, tail=SCAN_CAP)
         if not failed and len(text) > facts.OUTPUT_CAP:  # `facts.telling` cuts it
-            return self._before_cut(text, head=OUTPUT_HEAD, tail=OUTPUT_TAIL)
+            if name == "Bash":
+                return self._before_cut(text, head=COMMAND_HEAD, tail=COMMAND_TAIL)
+            return self._before_cut(text, head=OUTPUT_HEAD)
         return text
 
     def _summary(self, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
