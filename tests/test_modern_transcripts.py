@@ -199,6 +199,7 @@ def test_recall_indexes_the_newer_record_types(session: Path) -> None:
     records = [json.loads(line) for line in session.read_text("utf-8").splitlines()]
     lines = {r["uuid"]: n for n, r in enumerate(records, 1) if "uuid" in r}
     got = {(kind, line): (title, body) for kind, _s, line, _e, _ts, _b, title, body, _p in rows}
+    ends = {(kind, end) for kind, _s, _line, end, *_rest in rows}
     assert got[("prompt", lines["a1"])] == ("", fx.QUEUED)  # typed while Claude worked
     assert got[("error", lines["s1"])][0] == "API error"
     assert "ConnectionRefused" in got[("error", lines["s1"])][1]
@@ -206,8 +207,9 @@ def test_recall_indexes_the_newer_record_types(session: Path) -> None:
     assert got[("answer", lines["s6"])][1].startswith("Added retries to fetch()")  # the recap
     assert "no prints" in got[("output", lines["a3"])][1]  # the CLAUDE.md loaded on the way
     assert got[("output", lines["a4"])][0] == f"edited by the user: {fx.FILE}"
-    # the Read's output is a moment too, without its line numbers
-    assert got[("output", lines["r1"])] == (f"Read {fx.FILE}", "def fetch(url):\nreturn get(url)")
+    # the Read's output is a moment too, without its line numbers, from its call to its result
+    assert got[("output", lines["m1"])] == (f"Read {fx.FILE}", "def fetch(url):\nreturn get(url)")
+    assert ("output", lines["r1"]) in ends
 
 
 @needs_modern

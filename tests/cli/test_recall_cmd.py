@@ -53,7 +53,7 @@ def test_hits_are_one_line_each_with_provenance(project: Path) -> None:
     assert lines[0].startswith("recall: 3 hit(s) for 'webhook retry'")
     assert lines[1].startswith("1. ")
     hit = next(ln for ln in lines if ln.split()[1:2] == ["command"])
-    assert f"{SID[:8]}:3 = {SID}.jsonl:3" in hit and "2026-03-01" in hit
+    assert f"{SID[:8]}:2 = {SID}.jsonl:2" in hit and "2026-03-01" in hit  # the call's line
     assert "**webhook**" in hit  # the match, highlighted
     assert err == ""  # a quick update before the search says nothing
 
@@ -62,15 +62,16 @@ def test_json_carries_what_an_agent_needs(project: Path) -> None:
     _code, out, _ = invoke("recall", "ECONNRESET", "--json", "-C", str(project))
     data = json.loads(out)
     (hit,) = [h for h in data["hits"] if h["kind"] == "command"]
-    assert (hit["session"], hit["line"], hit["timestamp"]) == (SID, 3, "2026-03-01T10:00:03Z")
+    assert (hit["session"], hit["line"], hit["end_line"]) == (SID, 2, 3)  # call to result
+    assert hit["timestamp"] == "2026-03-01T10:00:03Z"
     assert {"text", "score", "file", "ref"} <= set(hit) and data["indexed"]["sessions"] == 1
 
 
 def test_show_prints_the_moment_and_its_neighbours(project: Path) -> None:
     invoke("recall", "--reindex", "-C", str(project))
-    code, out, err = invoke("recall", "show", f"{SID[:8]}:3", "-C", str(project))
+    code, out, err = invoke("recall", "show", f"{SID[:8]}:3", "-C", str(project))  # the result
     assert code == 0, err
-    assert f">> command {SID[:8]}:3 session {SID}" in out
+    assert f">> command {SID[:8]}:2 session {SID}" in out
     assert "Error: ECONNRESET in webhook retry" in out
     assert "add a retry to the webhook client" in out  # the moment before it
 

@@ -49,15 +49,15 @@ def scan(records: list[dict[str, Any]]) -> list[moments.Moment]:
 
 
 def test_a_session_yields_its_moments_with_lines() -> None:
-    got = [(m.kind, m.line) for m in scan(SESSION)]
-    assert got == [
-        ("prompt", 1),
-        ("command", 4),
-        ("edit", 6),
-        ("command", 8),
-        ("fix", 4),
-        ("error", 10),
-        ("answer", 15),
+    got = [(m.kind, m.line, m.end_line) for m in scan(SESSION)]
+    assert got == [  # a tool's moment spans its call to its result; a fix, failure to success
+        ("prompt", 1, 0),
+        ("command", 3, 4),
+        ("edit", 5, 6),
+        ("command", 7, 8),
+        ("fix", 4, 8),
+        ("error", 9, 10),
+        ("answer", 15, 0),
     ]
 
 
@@ -159,7 +159,7 @@ def test_what_a_tool_returned_is_an_output_moment(
     tool: str, tool_input: dict[str, Any], output: str, title: str, found: str
 ) -> None:
     got = scan([tool_use_record("c1", tool, tool_input), tool_result_record("c1", output)])
-    assert [(m.kind, m.line, m.title) for m in got] == [("output", 2, title)]
+    assert [(m.kind, m.line, m.end_line, m.title) for m in got] == [("output", 1, 2, title)]
     assert found in got[0].body and "→" not in got[0].body  # Read's gutter dropped
 
 
@@ -172,7 +172,9 @@ def test_a_failed_read_is_not_a_moment_but_a_failed_mcp_call_is() -> None:
             tool_result_record("m1", "Error: connection refused", True),
         ]
     )
-    assert [(m.kind, m.line, m.title) for m in got] == [("error", 4, "mcp__db__query select 1")]
+    assert [(m.kind, m.line, m.end_line, m.title) for m in got] == [
+        ("error", 3, 4, "mcp__db__query select 1")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -185,7 +187,7 @@ def test_a_look_around_command_is_a_moment_with_what_it_printed(command: str) ->
         tool_result_record("c1", "origin git@github.com:o/firmware.git (fetch)\njq-1.7.1"),
     ]
     (got,) = scan(records)
-    assert (got.kind, got.line, got.title) == ("command", 2, command)
+    assert (got.kind, got.line, got.end_line, got.title) == ("command", 1, 2, command)
     assert "exit: ok" in got.body and "jq-1.7.1" in got.body and "o/firmware.git" in got.body
 
 
@@ -206,3 +208,15 @@ def test_error_lines_on_ascii_text_match_the_unicode_pattern(sample: str) -> Non
         assert found == moments.error_lines(sample)
     finally:
         moments._ERROR_LINE_ASCII = original
+
+
+def test_what_a_local_command_printed_is_a_command_moment() -> None:
+    """2.0.x wrote a slash command's output as a user record; 2.1.x as a system record."""
+    printed = "<local-command-stdout>Set model to \x1b[1mHaiku 4.5\x1b[22m</local-command-stdout>"
+    (got,) = scan([prompt_record(printed)])
+    assert (got.kind, got.line, got.title, got.body) == (
+        "command",
+        1,
+        "local command",
+        "Set model to Haiku 4.5",
+    )

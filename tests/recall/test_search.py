@@ -86,8 +86,9 @@ def top(con, text: str, **kw: object) -> list[search.Hit]:  # type: ignore[no-un
 
 def test_an_identifier_finds_its_edit_whole_and_by_its_parts(con) -> None:  # type: ignore[no-untyped-def]
     (hit, *_rest) = top(con, "parse_date")
-    assert (hit.kind, hit.session, hit.line) == ("edit", "s-old", 3)
-    assert any(h.line == 3 for h in top(con, "date parsing with week support"))
+    # an edit spans its call (line 2, the change) to its result (line 3)
+    assert (hit.kind, hit.session, hit.line, hit.end_line) == ("edit", "s-old", 2, 3)
+    assert any(h.line == 2 for h in top(con, "date parsing with week support"))
 
 
 def test_a_path_and_an_error_code_are_found(con) -> None:  # type: ignore[no-untyped-def]
@@ -121,8 +122,10 @@ def test_refs_and_neighbours(con) -> None:  # type: ignore[no-untyped-def]
     assert search.ref(hit) == f"s-old:{hit.line}"
     assert search.find_ref(con, search.ref(hit)) == [hit.id]
     around = search.neighbours(con, hit.id)
-    assert [h.line for h in around] == [1, 3, 5, 6, 8]
+    assert [h.line for h in around] == [1, 2, 4, 6, 7]  # tool moments start at their call
     assert search.find_ref(con, "nope:1") == [] and search.find_ref(con, "no-line") == []
+    # the result's line names the moment too (a line read in the transcript)
+    assert search.find_ref(con, f"s-old:{hit.end_line}") == [hit.id] and hit.end_line
 
 
 def test_json_carries_provenance(con) -> None:  # type: ignore[no-untyped-def]
@@ -154,3 +157,24 @@ def test_decisions_and_handoffs_are_found_by_their_refs(tmp_path: Path) -> None:
     assert search.find_ref(c, "DECISIONS.md:3") == [decision.id]
     assert search.find_ref(c, "5e55104e.md:3") == [note.id]
     c.close()
+
+
+def test_a_failed_command_and_its_fix_come_back_once(tmp_path: Path) -> None:
+    """They share the failure's line (the command spans call to result, the fix failure to
+    success): one of the two is shown, not both in the top hits."""
+    records = [
+        tool_use_record("c1", "Bash", {"command": "make deploy"}),
+        tool_result_record("c1", "Exit code 2\nerror: kubeconfig missing", True),
+        tool_use_record("c2", "Bash", {"command": "make deploy"}),
+        tool_result_record("c2", "deployed"),
+    ]
+    c = index.connect(tmp_path / "state")
+    index.update(
+        c,
+        [sources.transcript_source(write_jsonl(tmp_path / "s.jsonl", records))],
+        redactor=redact.Redactor(),
+        max_bytes=1 << 30,
+    )
+    hits = top(c, "kubeconfig missing")
+    c.close()
+    assert [(h.line, h.end_line) for h in hits] in ([(1, 2)], [(2, 4)])  # the failure or its fix

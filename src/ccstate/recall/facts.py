@@ -128,7 +128,8 @@ def _system(record: dict[str, Any], prep: Prep) -> tuple[str, str, str] | None:
     if subtype == "away_summary" and content.strip():
         return ("answer", "away summary", clip(content.strip(), 2000))
     if subtype == "local_command" and content.strip():
-        return ("command", "local command", telling(_untag(content), 600))
+        body = local_output(content)
+        return ("command", "local command", body) if body else None
     if subtype == "api_error":
         error = record.get("error")
         cause = record.get("cause")
@@ -140,6 +141,16 @@ def _system(record: dict[str, Any], prep: Prep) -> tuple[str, str, str] | None:
         if isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms > 0:
             return ("output", "turn duration", f"the turn took {_duration(float(ms))}")
     return None
+
+
+LOCAL_OUTPUT = "<local-command-stdout>"
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def local_output(text: str) -> str:
+    """A local slash command's record (`/model`, `/add-dir`) as text: its name, arguments and
+    what it printed, without tags or terminal colours."""
+    return telling(_ANSI.sub("", _untag(text)), 600)
 
 
 def _duration(ms: float) -> str:

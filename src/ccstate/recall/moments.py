@@ -261,12 +261,21 @@ class TranscriptMoments:
         if prompt:
             self._flush_text()
             self._emit("prompt", line, "", self._clip(prompt, PROMPT_CAP))
+            return
+        said = "\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+        if said.lstrip().startswith(facts.LOCAL_OUTPUT):  # what a slash command printed (2.0.x)
+            body = facts.local_output(self._prep(said))
+            if body:
+                self._emit("command", line, "local command", body)
 
     def _tool_result(self, line: int, block: dict[str, Any]) -> None:
         pending = self.pending.pop(str(block.get("tool_use_id", "")), None)
         if pending is None:
             return
-        name, tool_input, _use_line = pending
+        name, tool_input, use_line = pending
+        # a tool's moment spans its call (the command, the change) to its result
+        start = int(use_line) if 0 < int(use_line) < line else line
+        end = line if start != line else 0
         text = block_text(block.get("content"))
         if any(marker in text[:300] for marker in REJECTED):
             return  # the user said no, or a hook blocked it
@@ -279,18 +288,19 @@ class TranscriptMoments:
         if name == "Bash":
             command = str(tool_input.get("command", ""))
             if failed or not _RECALL_COMMAND.search(command):
-                self._command(line, tool_input, text, errors, failed)  # recall's own: not news
+                self._command((start, end), tool_input, text, errors, failed)  # not recall's own
         elif name in FILE_TOOLS and not failed:
-            self._edit(line, name, tool_input)
+            self._edit((start, end), line, name, tool_input)
         elif not failed:
             body = facts.telling(text)
             if body:
                 title = self._clip(f"{name} {tool_input.get('subject', '')}".strip(), TITLE_CAP)
-                self._emit("output", line, title, body, redacted=prepped)
+                self._emit("output", start, title, body, end, redacted=prepped)
         elif name not in READING_TOOLS:
             body = "\n".join(errors) or clip(text.strip(), OUTPUT_CAP)
             about = subject or str(tool_input.get("subject", ""))
-            self._emit("error", line, self._clip(f"{name} {about}".strip(), TITLE_CAP), body)
+            title = self._clip(f"{name} {about}".strip(), TITLE_CAP)
+            self._emit("error", start, title, body, end)
         self._settle(key, subject, name, text, errors, failed, line)
 
     def _settle(
@@ -303,7 +313,8 @@ class TranscriptMoments:
         failed: bool,
         line: int,
     ) -> None:
-        """A failure waits for a success of the same call; that pair is a fix."""
+        """A failure waits for a success of the same call; that pair is a fix, from the
+        failure's result to the result of the call that passed."""
         if failed:
             message = "\n".join(errors[:4]) or clip(text.strip(), 300)
             self.open.pop(key, None)
@@ -321,7 +332,12 @@ class TranscriptMoments:
         self._emit("fix", int(err_line), self._clip(f"{tool} {what}".strip(), 300), body, line)
 
     def _command(
-        self, line: int, tool_input: dict[str, Any], text: str, errors: list[str], failed: bool
+        self,
+        lines: tuple[int, int],
+        tool_input: dict[str, Any],
+        text: str,
+        errors: list[str],
+        failed: bool,
     ) -> None:
         command = str(tool_input.get("command", ""))
         description = str(tool_input.get("description", ""))
@@ -333,16 +349,19 @@ class TranscriptMoments:
             status = "ok"
             detail = facts.telling(text, OUTPUT_CAP)
         body = "\n".join(x for x in (description, f"exit: {status}", detail) if x)
-        self._emit("command", line, self._clip(command, 400), body)
+        self._emit("command", lines[0], self._clip(command, 400), body, lines[1])
 
-    def _edit(self, line: int, name: str, tool_input: dict[str, Any]) -> None:
+    def _edit(
+        self, lines: tuple[int, int], line: int, name: str, tool_input: dict[str, Any]
+    ) -> None:
         path = str(tool_input.get("path") or "")
         if not path:
             return
-        self.edits.append([path, line])
+        self.edits.append([path, line])  # its result's line: a fix lists the edits after a failure
         del self.edits[:-MAX_EDITS]
         verb = "wrote" if name == "Write" else "edited"
-        self._emit("edit", line, path, f"{verb}\n{tool_input.get('change', '')}".strip())
+        body = f"{verb}\n{tool_input.get('change', '')}".strip()
+        self._emit("edit", lines[0], path, body, lines[1])
 
     # ------------------------------------------------------------------ cuts
 

@@ -217,15 +217,17 @@ def _candidates(
     info = {
         r[0]: r[1:]
         for r in con.execute(
-            f"SELECT id, kind, source, line FROM docs WHERE id IN ({marks})", [r[0] for r in rows]
+            f"SELECT id, kind, source, line, end_line FROM docs WHERE id IN ({marks})",
+            [r[0] for r in rows],
         )
     }
     strength: dict[int, float] = {}
     seen: set[tuple[int, int]] = set()
     for rowid, score in rows:
-        kind, source, line = info.get(rowid, ("", 0, 0))
-        if (source, line) not in seen:  # a command and its fix share a line: show one
-            seen.add((source, line))
+        kind, source, line, end = info.get(rowid, ("", 0, 0, 0))
+        held = {(source, n) for n in (line, end) if n}
+        if not held & seen:  # a failed command and its fix share a line: show one
+            seen |= held
             strength[int(rowid)] = -float(score) * PRIOR.get(kind, 1.0)
     return dict(sorted(strength.items(), key=lambda kv: -kv[1]))
 
@@ -348,7 +350,8 @@ def neighbours(con: sqlite3.Connection, hit_id: int, around: int = 2) -> list[Hi
 
 
 def find_ref(con: sqlite3.Connection, text: str) -> list[int]:
-    """The moments a `ref` names (see `ref`); a session's first characters are enough."""
+    """The moments a `ref` names (see `ref`); a session's first characters are enough, and a
+    moment that spans lines (a call to its result, a failure to its fix) is named by either."""
     name, _, line = text.strip().rpartition(":")
     if not name or not line.isdigit():
         return []
@@ -357,7 +360,8 @@ def find_ref(con: sqlite3.Connection, text: str) -> list[int]:
     pattern = f"%/{like}%.{ext}" if dot else f"%/{like}%.jsonl"
     rows = con.execute(
         "SELECT d.id FROM docs d JOIN sources s ON s.id = d.source "
-        "WHERE d.line = ? AND s.path LIKE ? ESCAPE '\\' ORDER BY d.id",
-        (int(line), pattern),
+        "WHERE ? IN (d.line, d.end_line) AND s.path LIKE ? ESCAPE '\\' "
+        "ORDER BY d.line != ?, d.id",  # a moment that starts there first
+        (int(line), pattern, int(line)),
     ).fetchall()
     return [int(r[0]) for r in rows]
