@@ -97,3 +97,9 @@ def test_prep_sees_every_text_before_it_is_cut() -> None:
     }
     assert facts.record_moment(record, prep) == ("command", "local command", "pw [REDACTED]")
     assert seen and "hunter2" in seen[0]
+
+
+def test_source_files_are_told_by_their_extension() -> None:
+    assert facts.is_code("/p/src/App.TSX") and facts.is_code("lib/x.ex")
+    assert not facts.is_code("/p/README.md") and not facts.is_code("/p/Makefile")
+    assert not facts.is_code("/p/config.yaml") and not facts.is_code(None)

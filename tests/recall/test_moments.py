@@ -107,7 +107,7 @@ def test_the_state_carries_a_scan_over_a_split_anywhere() -> None:
 
 def test_records_of_bookkeeping_tools_are_skipped_undecoded() -> None:
     ex = moments.TranscriptMoments("s1")
-    ex.feed(1, tool_use_record("r1", "Read", {"file_path": "/p/a.py"}))
+    ex.feed(1, tool_use_record("r1", "Read", {"file_path": "/p/a.md"}))
     ex.feed(2, tool_use_record("t1", "TodoWrite", {"todos": []}))
     compact = (",", ":")  # as Claude Code writes records
     read = json.dumps(tool_result_record("r1", "x" * 5000), separators=compact).encode()
@@ -220,3 +220,14 @@ def test_what_a_local_command_printed_is_a_command_moment() -> None:
         "local command",
         "Set model to Haiku 4.5",
     )
+
+
+def test_a_read_of_source_code_is_skipped_undecoded_and_a_note_is_not() -> None:
+    ex = moments.TranscriptMoments("s1")
+    ex.feed(1, tool_use_record("r1", "Read", {"file_path": "/p/src/app.py"}))
+    ex.feed(2, tool_use_record("r2", "Read", {"file_path": "/p/notes/deploy.md"}))
+    compact = (",", ":")
+    code = json.dumps(tool_result_record("r1", "import os\n" * 500), separators=compact).encode()
+    assert ex.skip_line(code) and "r1" not in ex.pending  # the file is on disk and in git
+    ex.feed(3, tool_result_record("r2", "deploy host: 10.0.0.7"))
+    assert [(m.kind, m.body) for m in ex.drain()] == [("output", "deploy host: 10.0.0.7")]

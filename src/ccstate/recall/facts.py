@@ -29,6 +29,14 @@ SCAN_LINES = 2000  # lines of a long output looked through
 _GUTTER = re.compile(r"^\s*\d+(?:\u2192|\t)")
 # a figure, a version, a URL, a path, an address, `key: value` / `key=value`
 _TELLING = re.compile(r"\d|://|/\w|@\w|\w[:=]\s*\S")
+CODE_EXTENSIONS = frozenset(
+    re.findall(
+        r"\S+",
+        "py pyi ts tsx js jsx mjs cjs ex exs erl go rs java kt kts scala swift c h cc cpp hpp cs "
+        "rb php pl lua dart vue svelte css scss sass less sh bash zsh fish ps1 sql r m mm zig nim "
+        "hs ml clj elm",
+    )
+)
 _WORD = re.compile(r"[^\W_]")  # a line without (a line of rules, brackets) is dropped
 
 
@@ -57,6 +65,16 @@ def telling(text: str, cap: int = OUTPUT_CAP) -> str:
         out.append(line)
         size += len(line) + 1
     return "\n".join(out)
+
+
+def is_code(path: Any) -> bool:
+    """A source file (by its extension): what a Read of it returned is the file, which is on
+    disk and in git, not a finding; reading every one of them cost more than the rest of the
+    index (a memory note, a config, a log, a data file stays in)."""
+    if not isinstance(path, str):
+        return False
+    name = path.rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[1].lower() in CODE_EXTENSIONS
 
 
 def subject(name: str, tool_input: dict[str, Any]) -> str:

@@ -243,7 +243,7 @@ class TranscriptMoments:
             self._emit("answer", line, "plan", self._clip(tool_input["plan"], ANSWER_CAP))
             return
         tool_id = block.get("id")
-        if name in QUIET_TOOLS:
+        if name in QUIET_TOOLS or (name == "Read" and facts.is_code(tool_input.get("file_path"))):
             return  # its output is not a moment (a failure neither: a missing file, a bad glob)
         if isinstance(tool_id, str) and (
             tool_id in self.pending or len(self.pending) < MAX_PENDING
