@@ -21,7 +21,7 @@ from ccstate.recall.text import clip
 
 Prep = Callable[[str], str]  # a text redacted where a cut may look (`moments._output`)
 
-OUTPUT_CAP = 1200  # characters of an output's telling lines kept in a moment
+OUTPUT_CAP = 800  # characters of an output's telling lines kept in a moment
 HEAD_LINES = 8  # an output's first lines are kept whatever they hold
 LINE_CAP = 240
 SCAN_LINES = 2000  # lines of a long output looked through
