@@ -79,9 +79,9 @@ SCAN_CAP = 16 << 10  # characters of a long output looked through (its start and
 # what of a successful output `facts.telling` looks through: a command's start and end (its
 # verdict), another tool's start (a file's head, a page's answer). Redacting costs in
 # proportion to the text: 16 KiB of each end of every file read made indexing 5x slower.
-OUTPUT_HEAD = 2048
-COMMAND_HEAD = 1024
-COMMAND_TAIL = 1024
+OUTPUT_HEAD = 1024
+COMMAND_HEAD = 512
+COMMAND_TAIL = 512
 TITLE_CAP = 400
 _SHORTEST_CUT = 240  # an output no longer than this is cut nowhere (`error_lines` clips 240)
 
