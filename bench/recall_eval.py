@@ -142,8 +142,8 @@ def recall_ranker(
     return rank
 
 
-def plain_fts(docs: list[tuple[str, int, str]]) -> Callable[[str], Ranked]:
-    """Plain FTS5 (`unicode61`, `bm25()`, every match ranked, no floor) over (session, line,
+def plain_fts(docs: list[tuple[str, frozenset[int], str]]) -> Callable[[str], Ranked]:
+    """Plain FTS5 (`unicode61`, `bm25()`, every match ranked, no floor) over (session, lines,
     text) documents, queried with the same words as recall."""
     con = sqlite3.connect(":memory:")
     con.execute("CREATE VIRTUAL TABLE t USING fts5(body)")
@@ -159,12 +159,12 @@ def plain_fts(docs: list[tuple[str, int, str]]) -> Callable[[str], Ranked]:
         rows = con.execute(
             f"SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT {DEPTH}", (expr,)
         ).fetchall()
-        return [(docs[r[0]][0], frozenset({docs[r[0]][1]})) for r in rows]
+        return [(docs[r[0]][0], docs[r[0]][1]) for r in rows]
 
     return rank
 
 
-def record_docs(files: list[Path]) -> list[tuple[str, int, str]]:
+def record_docs(files: list[Path]) -> list[tuple[str, frozenset[int], str]]:
     """Every transcript line's text (messages, tool calls and results, attachments, notices)."""
     docs = []
     for path in files:
@@ -181,7 +181,7 @@ def record_docs(files: list[Path]) -> list[tuple[str, int, str]]:
                     if isinstance(record.get(k), str)
                 )
                 if text.strip():
-                    docs.append((path.stem, number, text))
+                    docs.append((path.stem, frozenset({number}), text))
     return docs
 
 
@@ -197,11 +197,13 @@ def _strings(value: Any) -> Iterator[str]:
                 yield from _strings(v)
 
 
-def moment_docs(con: sqlite3.Connection) -> list[tuple[str, int, str]]:
+def moment_docs(con: sqlite3.Connection) -> list[tuple[str, frozenset[int], str]]:
+    """Recall's moments as documents, each holding its lines as recall's hits do (a tool's
+    call and result, a fix's failure and success)."""
     return [
-        (session, line, f"{title}\n{body}")
-        for session, line, title, body in con.execute(
-            "SELECT session, line, title, body FROM docs ORDER BY id"
+        (session, frozenset(n for n in (line, end) if n), f"{title}\n{body}")
+        for session, line, end, title, body in con.execute(
+            "SELECT session, line, end_line, title, body FROM docs ORDER BY id"
         )
     ]
 
