@@ -62,6 +62,20 @@ def line_of_result(records: list[dict[str, Any]], tool: str) -> int:
     raise AssertionError(f"no {tool} result in the transcript")
 
 
+def line_of_call(records: list[dict[str, Any]], tool: str) -> int:
+    """The transcript line (1-based) of the session's `tool` call (where a recall moment of a
+    tool starts: it spans the call to the result)."""
+    for number, record in enumerate(records, start=1):
+        content = record.get("message", {}).get("content")
+        calls = content if record.get("type") == "assistant" and isinstance(content, list) else []
+        if any(
+            isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == tool
+            for b in calls
+        ):
+            return number
+    raise AssertionError(f"no {tool} call in the transcript")
+
+
 def test_a_later_session_recalls_the_earlier_edit_with_file_and_line(
     claude, fake_api, project: Path, claude_home: Path
 ) -> None:
@@ -70,7 +84,8 @@ def test_a_later_session_recalls_the_earlier_edit_with_file_and_line(
     assert first is not None and first["result"].startswith("Switched the greeting")
     sid = first["session_id"]
     records = read_transcript(transcript_path(claude_home, project, sid))
-    edit_line = line_of_result(records, "Edit")
+    edit_line = line_of_call(records, "Edit")  # the change itself
+    assert edit_line < line_of_result(records, "Edit")
 
     recall = f"{shlex.quote(sys.executable)} -m ccstate recall 'howdy greeting' --limit 3"
     seen: list[str] = []
@@ -111,7 +126,8 @@ def test_recall_show_prints_the_moment_in_context(
     _, first = claude("make the greeting friendlier", plugin_dir=REPO)
     assert first is not None
     sid = first["session_id"]
-    line = line_of_result(read_transcript(transcript_path(claude_home, project, sid)), "Bash")
+    records = read_transcript(transcript_path(claude_home, project, sid))
+    line = line_of_result(records, "Bash")  # a line read in the transcript names the moment too
     show = f"{shlex.quote(sys.executable)} -m ccstate recall show {sid[:8]}:{line}"
     seen: list[str] = []
     fake_api.set_script(
@@ -122,5 +138,6 @@ def test_recall_show_prints_the_moment_in_context(
     )
     claude("show me that failing check", plugin_dir=REPO)
     (output,) = seen
-    assert f">> command {sid[:8]}:{line}" in output and "greeting_lint" in output
+    call = line_of_call(records, "Bash")
+    assert f">> command {sid[:8]}:{call}" in output and "greeting_lint" in output
     assert SECRET not in output and "[REDACTED:github-token]" in output
