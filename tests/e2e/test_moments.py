@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cache_audit import report_json
@@ -147,6 +148,23 @@ def wait_status(tmux: Tmux, test: str, timeout: float = 30, *also: str) -> str:
             return status
         time.sleep(0.25)
     raise AssertionError(f"status line never showed {test!r}; last: {status!r}\n{tmux.screen()}")
+
+
+def wait_beat(project: Path, event: str, ready: Any, timeout: float = 15) -> dict[str, Any]:
+    """The hook's heartbeat for `event` once `ready(beat)` holds (the last one read after
+    `timeout`, for the assertion to show)."""
+    path = project / ".ccstate" / "heartbeat" / f"{event}.json"
+    deadline = time.monotonic() + timeout
+    beat: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        try:
+            beat = json.loads(path.read_text())
+        except (OSError, ValueError):  # not written yet, or being replaced
+            beat = {}
+        if beat and ready(beat):
+            return beat
+        time.sleep(0.2)
+    return beat
 
 
 def test_status_line_counts_down_and_turns_cold_with_the_rewrite(
@@ -349,6 +367,8 @@ def test_resume_after_a_session_that_changed_nothing_only_the_status_line_says_i
     start(tmux, claude_bin, wired, claude_home, api, clock, "--resume", session)
     status = wait_status(tmux, "cache ≈cold (idle 47m)")
     assert "next turn re-writes ~" in status
-    beat = json.loads((wired / ".ccstate" / "heartbeat" / "SessionStart.json").read_text())
+    # the status line can render before the resume's SessionStart hook has run (CI saw the
+    # first session's `startup` beat here): wait for the resume's own beat
+    beat = wait_beat(wired, "SessionStart", lambda b: b["detail"]["source"] == "resume")
     assert beat["detail"]["source"] == "resume"
     assert "resumed after" not in tmux.history()

@@ -95,9 +95,9 @@ class Moment:
     ts: str = ""  # ISO 8601 from the record, or the file's date
     branch: str = ""
     session: str = ""
-    end_line: int = 0  # a fix: the line where the call passed
+    end_line: int = 0  # where a moment that spans lines ends: a tool's result, a fix's success
     # the body was cut from a text this redactor already redacted (`_output`): stored as it
-    # is (redacting 1,200 characters of every file read again cost a third of indexing)
+    # is (redacting every output's telling lines a second time cost a third of indexing)
     redacted: bool = False
 
 
@@ -202,7 +202,7 @@ class TranscriptMoments:
         self._emit(kind, line, self._clip(title, TITLE_CAP), body)
 
     def _prep(self, text: str) -> str:
-        """A record's text redacted where `facts` may cut it (its head and its end)."""
+        """A record's text redacted where `facts` may cut it (its head)."""
         if len(text) <= facts.OUTPUT_CAP:
             return text
         return self._before_cut(text, head=OUTPUT_HEAD)
