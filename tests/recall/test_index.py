@@ -87,18 +87,20 @@ def test_unchanged_transcripts_are_not_read_again(tmp_path: Path) -> None:
     assert (again.read, again.unchanged, again.moments) == (0, 2, 0)
 
 
-def test_an_index_of_an_earlier_extractor_reads_every_source_again_once(tmp_path: Path) -> None:
+def test_sources_of_an_earlier_extractor_are_read_again_once_each(tmp_path: Path) -> None:
     files = [write_jsonl(tmp_path / f"{s}.jsonl", session_records(s)) for s in "ab"]
     state = tmp_path / "state"
     first = build(state, files)
     con = index.connect(state)
-    con.execute(
-        "UPDATE meta SET value = '1' WHERE key = 'extractor'"
-    )  # as an older ccstate left it
+    # as ccstate before #27 left them: a bare digest, no extractor version
+    con.execute("UPDATE sources SET head = substr(head, instr(head, ':') + 1)")
     con.close()
+    # an update of one session (a hook's) reads that one again, and leaves the other stale
+    one = build(state, files[:1])
+    assert (one.read, one.moments) == (1, first.moments // 2)
     again, then = build(state, files), build(state, files)
-    assert (again.read, again.moments) == (2, first.moments)  # the same moments, not twice
-    assert count(state) == first.moments
+    assert (again.read, again.unchanged) == (1, 1)  # the other one, once
+    assert count(state) == first.moments  # the same moments, none twice
     assert (then.read, then.unchanged) == (0, 2)
 
 

@@ -29,8 +29,10 @@ from ccstate.recall.sources import Source
 from ccstate.recall.text import TOKENIZER
 
 SCHEMA_VERSION = 1
-# What `moments` makes of a transcript: when it changes (2: tool outputs, attachment and
-# system records, #27), an index built by an earlier one reads every source again.
+# What `moments` makes of a source: each source's stamp (`head`) carries it, and a source
+# stamped by an earlier extractor (1: none; 2: tool outputs, attachment and system records,
+# #27) is read again from its start, whichever update meets it first (a hook's update of one
+# session does not mark the others done).
 EXTRACTOR_VERSION = "2"
 INDEX_DIR = "recall"
 INDEX_NAME = "index.sqlite"
@@ -202,8 +204,6 @@ def update(
     """Bring the index up to date with `sources`; `full` reads every one of them again."""
     started = time.monotonic()
     report = Report(sources=len(sources))
-    stale = _extractor_changed(con)
-    full = full or stale
     planned = [j for s in sources if (j := _plan(con, s, full)) is not None]
     report.unchanged = len(sources) - len(planned)
     skip = _handoff_sessions(sources)
@@ -229,11 +229,6 @@ def update(
         writer.begin()
         writer.flush()
         report.pruned_sessions = _bound(con, max_bytes)
-        if stale and not report.stopped:  # every source read again: stamp the extractor
-            con.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('extractor', ?)",
-                (EXTRACTOR_VERSION,),
-            )
         con.execute("COMMIT")
     except BaseException:
         if con.in_transaction:
@@ -247,12 +242,6 @@ def update(
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     report.seconds = time.monotonic() - started
     return report
-
-
-def _extractor_changed(con: sqlite3.Connection) -> bool:
-    """True when the index holds moments of an earlier extractor (or none yet stamped)."""
-    row = con.execute("SELECT value FROM meta WHERE key = 'extractor'").fetchone()
-    return row is None or row[0] != EXTRACTOR_VERSION
 
 
 class _Writer:
@@ -311,9 +300,10 @@ def _plan(con: sqlite3.Connection, src: Source, full: bool) -> Job | None:
         "SELECT size, mtime_ns, head, offset, line, state FROM sources WHERE path = ?",
         (str(src.path),),
     ).fetchone()
-    if row is not None and not full and (row[0], row[1]) == (st.st_size, st.st_mtime_ns):
+    stale = row is not None and not str(row[2]).startswith(_EXTRACTED)  # an older extractor's
+    if row is not None and not (full or stale) and (row[0], row[1]) == (st.st_size, st.st_mtime_ns):
         return None
-    if src.kind != "transcript" or row is None or full:
+    if src.kind != "transcript" or row is None or full or stale:
         return Job(src, 0, 0, "")
     _old_size, _mtime, head, offset, line, state = row
     if st.st_size >= offset and _head(src.path) == head and offset > 0:
@@ -321,10 +311,15 @@ def _plan(con: sqlite3.Connection, src: Source, full: bool) -> Job | None:
     return Job(src, 0, 0, "")
 
 
+_EXTRACTED = f"{EXTRACTOR_VERSION}:"
+
+
 def _head(path: Path) -> str:
+    """The source's stamp beside its size and time: the extractor's version and a digest of
+    its first bytes (a transcript whose first bytes changed was rewritten)."""
     try:
         with path.open("rb") as fh:
-            return store.sha256_hex(fh.read(HEAD_BYTES))[:16]
+            return _EXTRACTED + store.sha256_hex(fh.read(HEAD_BYTES))[:16]
     except OSError:
         return ""
 
