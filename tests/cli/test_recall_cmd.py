@@ -81,6 +81,19 @@ def test_nothing_relevant_is_said_plainly(project: Path) -> None:
     assert code == 0 and out.startswith("Nothing relevant recalled for 'kubernetes ingress'")
 
 
+def test_a_name_no_moment_mentions_is_named(project: Path) -> None:
+    code, out, _ = invoke("recall", "did", "the", "Sentry", "webhook", "retry", "-C", str(project))
+    assert code == 0 and out.strip() == (
+        "Nothing recalled for 'did the Sentry webhook retry': no moment mentions 'Sentry'. "
+        "Check the spelling, or ask without the name."
+    )
+    _code, out, _ = invoke("recall", "the", "Sentry", "webhook", "--json", "-C", str(project))
+    data = json.loads(out)
+    assert data["hits"] == [] and data["unmentioned"] == ["Sentry"]
+    _code, out, _ = invoke("recall", "the", "webhook", "--json", "-C", str(project))
+    assert "unmentioned" not in json.loads(out)
+
+
 def test_errors_name_the_fix(project: Path) -> None:
     code, _, err = invoke("recall", "x", "--no-update", "-C", str(project))
     assert code == 1 and "run 'ccstate recall --reindex'" in err

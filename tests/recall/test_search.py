@@ -105,6 +105,18 @@ def test_nothing_relevant_returns_nothing(con) -> None:  # type: ignore[no-untyp
     assert top(con, "terraform state locking test", floor=0.0) != []
 
 
+def test_a_question_naming_what_no_moment_mentions_gets_nothing(con) -> None:  # type: ignore[no-untyped-def]
+    # "npm test" and "flaky" match two commands; "Cypress" is in no moment: not about them
+    assert top(con, "npm test flaky") != []
+    assert top(con, "Why was the Cypress npm test flaky") == []
+    assert top(con, "Why was the Cypress npm test flaky", floor=0.0) == []
+    assert search.unmentioned(con, "Why was the Cypress npm test flaky") == ["Cypress"]
+    # a name the index holds, in any case, is no reason; nor is a sentence's first word
+    assert top(con, "Why was the TypeError in npm test flaky") != []
+    assert top(con, "Cypress aside, why was npm test flaky") != []
+    assert search.unmentioned(con, "why was npm test flaky") == []
+
+
 def test_the_newer_of_two_equal_moments_comes_first(con) -> None:  # type: ignore[no-untyped-def]
     hits = top(con, "npm test TypeError flaky", kinds=("command",))
     assert [h.session for h in hits] == ["s-new", "s-old"]

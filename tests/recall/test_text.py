@@ -50,6 +50,17 @@ def test_query_terms_keep_quoted_phrases_and_fall_back_to_all_words() -> None:
     assert text.query_terms("what was it") == ["what", "was", "it"]  # nothing but filler
 
 
+def test_names_are_capitalised_words_past_a_sentence_start() -> None:
+    assert text.names("What Sentry config did we add for GraphQL-based MQTT?") == [
+        "Sentry",
+        "GraphQL-based",
+        "MQTT",
+    ]
+    # a sentence's first word, the function words and quoted phrases are no names
+    assert text.names("Why? Which one. I asked: How did the webhook fail") == []
+    assert text.names('what did "Some Phrase" say (Docker) then') == ["Docker"]
+
+
 def test_fts_phrase_escapes_quotes() -> None:
     assert text.fts_phrase('say "hi"') == '"say ""hi"""'
 

@@ -25,6 +25,10 @@ NOTHING = (
     "Nothing relevant recalled for {query!r}: no moment matches enough of it "
     "(score floor {floor}). Try other words, fewer filters, or --reindex."
 )
+UNMENTIONED = (
+    "Nothing recalled for {query!r}: no moment mentions {names}. Check the spelling, or ask "
+    "without the name."
+)
 _RELATIVE = re.compile(r"^(\d+)([dwm])$")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -110,9 +114,14 @@ def recall_cmd(
             text, limit=limit, since=parse_since(since), session=session or "", kinds=kinds
         )
         hits = search.search(con, q, embedder)
+        unmentioned = [] if hits else search.unmentioned(con, text)
     indexed = {"sessions": counts.get("sessions", 0), "moments": counts.get("moments", 0)}
     if as_json:
-        echo_json({"query": text, "hits": [h.to_json() for h in hits], "indexed": indexed})
+        found = {"query": text, "hits": [h.to_json() for h in hits], "indexed": indexed}
+        echo_json({**found, "unmentioned": unmentioned} if unmentioned else found)
+        return
+    if unmentioned:
+        click.echo(UNMENTIONED.format(query=text, names=", ".join(map(repr, unmentioned))))
         return
     _print_hits(text, hits, indexed, q.floor)
 

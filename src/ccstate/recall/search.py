@@ -4,10 +4,12 @@
    question in plain words finds moments that share only some of them.
 2. FTS5 ranks the matches by BM25 over three columns: title (a path, a command, a
    decision's title) weighs `TITLE_WEIGHT`, the body 1, identifier parts `PARTS_WEIGHT`.
-3. Each of the best candidates gets a score in [0, 1]: the share of the question's
+3. A question that names something (`Sentry`, `GraphQL`: a capitalised word past a
+   sentence's start) that no moment mentions has no answer here: nothing comes back.
+4. Each of the best candidates gets a score in [0, 1]: the share of the question's
    information (IDF-weighted terms) it matches. Below `FLOOR` a hit is dropped, so a
    question about something the project never did gets nothing rather than noise.
-4. Hits are ordered by BM25; a near-tie (same score to 2 places relative to the best)
+5. Hits are ordered by BM25; a near-tie (same score to 2 places relative to the best)
    goes to the newer moment. An optional embedding model adds a second ranking, fused by
    reciprocal rank fusion (`embed.py`).
 """
@@ -19,7 +21,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ccstate.recall.text import fts_phrase, query_terms
+from ccstate.recall.text import fts_phrase, names, query_terms
 
 if TYPE_CHECKING:
     from ccstate.recall.embed import Embedder
@@ -114,6 +116,8 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
         return []
     where, params = _filters(query)
     total, found = _doc_counts(con, terms)
+    if _unmentioned(query.text, found):
+        return []  # the question names a thing no moment mentions: nothing here answers it
     weights = {t: _idf(total, found[t]) for t in terms}
     bm25 = _candidates(con, _match_expr(terms, _probe(terms, found, total)), where, params)
     order = list(bm25)
@@ -138,6 +142,17 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
     hits = _tie_break(hits, bm25 if embedder is None else _rrf_scores(order))
     expr = " OR ".join(fts_phrase(t) for t in terms)
     return [_with_snippet(con, h, expr) for h in hits[: query.limit]]
+
+
+def unmentioned(con: sqlite3.Connection, text: str) -> list[str]:
+    """The names the question uses (`text.names`) that no moment mentions: why it has no
+    answer here (`ccstate recall` says so)."""
+    named = names(text)
+    return _unmentioned(text, _doc_counts(con, named)[1]) if named else []
+
+
+def _unmentioned(text: str, found: dict[str, int]) -> list[str]:
+    return [name for name in names(text) if found.get(name, 1) == 0]
 
 
 def embedder_floor(embedder: Embedder | None) -> float:

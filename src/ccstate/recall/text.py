@@ -119,6 +119,18 @@ def query_terms(query: str) -> list[str]:
     return terms
 
 
+def names(query: str) -> list[str]:
+    """The question's terms written as names (`Sentry`, `GraphQL`, `MQTT`): a capital letter
+    past the first word of a sentence, in a word that is no function word."""
+    out: list[str] = []
+    start = True
+    for chunk in _QUOTED.sub(" ", query).split():
+        if not start and chunk.lstrip("\"'`([{<")[:1].isupper():
+            out += [t for t in _tokens(chunk) if t[:1].isupper() and t.lower() not in STOPWORDS]
+        start = chunk.endswith((".", "?", "!", ":"))
+    return list(dict.fromkeys(out))
+
+
 def _tokens(query: str) -> list[str]:
     found = [p.strip() for p in _QUOTED.findall(query) if p.strip()]
     for chunk in _QUOTED.sub(" ", query).split():
