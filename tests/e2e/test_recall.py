@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from claude_runner import read_transcript, transcript_path
-from fake_api import Body, respond, system_texts, text, tool_results, tool_use
+from fake_api import Body, ToolCall, respond, system_texts, text, tool_results, tool_use
 
 pytestmark = pytest.mark.e2e
 
@@ -141,3 +141,58 @@ def test_recall_show_prints_the_moment_in_context(
     call = line_of_call(records, "Bash")
     assert f">> command {sid[:8]}:{call}" in output and "greeting_lint" in output
     assert SECRET not in output and "[REDACTED:github-token]" in output
+
+
+def test_what_a_tool_printed_is_recalled_as_an_output_moment(
+    claude, fake_api, project: Path, claude_home: Path
+) -> None:
+    """#27.2: a fact that lives only in a tool's output (a runbook the agent Read) comes back
+    in a later session, at the Read's call line, with a secret beside it redacted; a question
+    naming something no session mentions says so."""
+    token = "ghp_" + "E2Eoutput00000000000000000000000000000"
+    runbook = project / "docs" / "RUNBOOK.txt"
+    runbook.parent.mkdir()
+    runbook.write_text(
+        "Staging runbook\n"
+        "Staging deploys go to region eu-west-3 on port 8443.\n"
+        f"deploy bot: {token}\n"
+        "Rollback: flyctl releases rollback v41\n",
+        encoding="utf-8",
+    )
+    fake_api.set_script(
+        [tool_use("Read", {"file_path": str(runbook)}), text("Read the staging runbook.")]
+    )
+    _, first = claude("read the staging runbook", plugin_dir=REPO)
+    assert first is not None and first["result"] == "Read the staging runbook."
+    sid = first["session_id"]
+    records = read_transcript(transcript_path(claude_home, project, sid))
+    read_line = line_of_call(records, "Read")
+
+    python = shlex.quote(sys.executable)
+    asks = [
+        f"{python} -m ccstate recall 'which region does staging deploy to' --json",
+        f"{python} -m ccstate recall 'what Sentry setup does staging have'",
+    ]
+    seen: list[str] = []
+    fake_api.set_script(
+        [
+            tool_use("Bash", {"command": asks[0]}),
+            respond(
+                lambda body: (
+                    seen.append(tool_result_text(body)) or ToolCall("Bash", {"command": asks[1]})
+                )
+            ),
+            respond(lambda body: seen.append(tool_result_text(body)) or "Recalled it."),
+        ]
+    )
+    _, second = claude("where does staging deploy to?", plugin_dir=REPO)
+    assert second is not None and second["result"] == "Recalled it.", second
+    hits = json.loads(seen[0])["hits"]
+    (hit, *_rest) = hits
+    assert (hit["kind"], hit["session"], hit["line"]) == ("output", sid, read_line), hits
+    assert "eu-west-3" in hit["text"] and "RUNBOOK.txt" in hit["title"]
+    assert token not in seen[0] and "[REDACTED:github-token]" in hit["text"]
+    assert seen[1].startswith("Nothing recalled for 'what Sentry setup does staging have'")
+    assert "no moment mentions 'Sentry'" in seen[1]
+    index = project / ".ccstate" / "recall" / "index.sqlite"
+    assert token.encode() not in index.read_bytes()
