@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,39 @@ def test_a_configured_embedding_model_finds_what_shares_no_word(project: Path) -
     assert code == 0, err
     texts = [h["text"] for h in json.loads(out)["hits"]]
     assert any("exponential backoff" in t for t in texts)  # no word in common with "retry"
+
+
+def test_a_model_that_cannot_rank_leaves_bm25_answering_with_one_line(
+    project: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """#27: a missing model folder, numpy absent, vectors not yet made: one line on stderr,
+    the BM25 hits on stdout, exit 0."""
+    off = "recall: semantic ranking is off, BM25 alone answers: "
     (project / ".ccstate.yaml").write_text("recall:\n  embedding_model: nowhere\n")
-    code, _, err = invoke("recall", "retry", "-C", str(project))
-    assert code == 1 and "recall.embedding_model:" in err and "not found" in err
+    code, out, err = invoke("recall", "webhook", "retry", "-C", str(project))
+    assert code == 0 and out.startswith("recall: 3 hit(s) for 'webhook retry'"), err
+    (line,) = err.splitlines()
+    assert line.startswith(off + "recall.embedding_model: ") and "not found" in line
+    if has_numpy():
+        model = make_static_model(project / "model")
+        (project / ".ccstate.yaml").write_text(f"recall:\n  embedding_model: {model.name}\n")
+        code, out, err = invoke("recall", "webhook", "--no-update", "-C", str(project))
+        assert code == 0 and "hit(s) for 'webhook'" in out
+        assert err.strip() == off + (
+            "the index holds no vectors of recall.embedding_model yet; run `ccstate recall` "
+            "without --no-update once"
+        )
+        code, out, err = invoke("recall", "webhook", "-C", str(project))
+        assert code == 0 and err == ""  # the update made them
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    code, out, err = invoke("recall", "webhook", "retry", "-C", str(project))
+    assert code == 0 and out.startswith("recall: 3 hit(s) for 'webhook retry'"), err
+    assert err.strip().startswith(off + "recall.embedding_model needs numpy")
+
+
+def has_numpy() -> bool:
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return False
+    return True

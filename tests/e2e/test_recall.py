@@ -196,3 +196,87 @@ def test_what_a_tool_printed_is_recalled_as_an_output_moment(
     assert "no moment mentions 'Sentry'" in seen[1]
     index = project / ".ccstate" / "recall" / "index.sqlite"
     assert token.encode() not in index.read_bytes()
+
+
+def test_recall_with_the_model_on_and_with_the_hooks_on_a_bare_python(
+    claude, fake_api, project: Path, claude_home: Path, bare_python: Path, tmp_path: Path
+) -> None:
+    """#27 with `recall.embedding_model` set. Before the plugin's venv exists, the hooks run on
+    a bare python3 without numpy: SessionEnd still indexes the session (BM25) and says
+    semantic ranking is off. Later, `ccstate recall` with the model on finds what shares no
+    word with the question and still finds the edit; where numpy is missing it answers with
+    BM25 and says so in one line."""
+    import os
+    import sqlite3
+    import subprocess
+
+    from ccstate import store
+    from helpers import make_static_model
+
+    pytest.importorskip("numpy")  # the model side (the test venv's interpreter)
+    make_static_model(project / "model")
+    (project / ".ccstate.yaml").write_text("recall:\n  embedding_model: model\n")
+    script = [
+        tool_use(
+            "Edit",
+            {"file_path": str(project / "app.py"), "old_string": "hello", "new_string": "howdy"},
+        ),
+        text("Added exponential backoff to the webhook client; the greeting says howdy now."),
+    ]
+    fake_api.set_script(script)
+    # A bare python3 has no yaml: hooks read the project's settings from the cache that any
+    # ccstate command leaves once .ccstate/ exists (the user set the model up with the CLI).
+    for _ in range(2):
+        subprocess.run([sys.executable, "-m", "ccstate", "recall", "--reindex"], cwd=project)
+    assert (project / ".ccstate" / "cache" / "config.json").is_file()
+    data = claude_home / ".claude" / "plugins" / "data" / "ccstate-inline"
+    data.mkdir(parents=True)
+    bare = {"PATH": f"{bare_python.parent}{os.pathsep}{os.environ['PATH']}"}
+    with store.file_lock(data / "venv.build", timeout=1):  # the venv is not built yet
+        _, first = claude("harden the webhook client", plugin_dir=REPO, env_extra=bare)
+    assert first is not None and first["result"].startswith("Added exponential backoff")
+    sid = first["session_id"]
+    beat = json.loads((project / ".ccstate" / "heartbeat" / "SessionEnd.json").read_text())
+    detail = beat["detail"]
+    assert Path(detail["python"]).parent == bare_python.parent
+    assert "moments from" in detail["recall"], detail  # BM25 indexing went on
+    assert detail["recall_semantic"].startswith("off: recall.embedding_model needs numpy")
+    summary = json.loads((project / ".ccstate" / "recall" / "summary.json").read_text())
+    assert summary["sessions"] == 1
+
+    python = shlex.quote(sys.executable)
+    shim = tmp_path / "no-numpy"  # an interpreter where numpy is not installed
+    (shim / "numpy").mkdir(parents=True)
+    (shim / "numpy" / "__init__.py").write_text("raise ImportError('numpy is not installed')\n")
+    asks = [
+        f"{python} -m ccstate recall retry --json --limit 1",  # short: no digest of it
+        f"{python} -m ccstate recall 'howdy greeting' --limit 3",
+        f"PYTHONPATH={shlex.quote(str(shim))} {python} -m ccstate recall 'howdy greeting'",
+    ]
+    seen: list[str] = []
+
+    def next_ask(n: int) -> Any:
+        def step(body: Body) -> Any:
+            seen.append(tool_result_text(body))
+            return ToolCall("Bash", {"command": asks[n]}) if n < len(asks) else "Recalled."
+
+        return respond(step)
+
+    fake_api.set_script([tool_use("Bash", {"command": asks[0]}), *map(next_ask, (1, 2, 3))])
+    _, second = claude("what did we do to the webhook client?", plugin_dir=REPO)
+    assert second is not None and second["result"] == "Recalled.", second
+    semantic, bm25_and_model, bm25_alone = seen
+    hits = json.loads(semantic)["hits"]  # stdout only: nothing on stderr
+    assert [h["session"] for h in hits] == [sid], hits  # and no word of "retry" in it
+    assert "exponential backoff" in hits[0]["text"]
+    con = sqlite3.connect(project / ".ccstate" / "recall" / "index.sqlite")
+    assert con.execute("SELECT count(*) FROM vecs").fetchone()[0] > 0
+    con.close()
+    records = read_transcript(transcript_path(claude_home, project, sid))
+    edit = f"{sid[:8]}:{line_of_call(records, 'Edit')}"
+    assert edit in bm25_and_model and "semantic ranking is off" not in bm25_and_model
+    assert edit in bm25_alone
+    assert (
+        "recall: semantic ranking is off, BM25 alone answers: recall.embedding_model needs numpy"
+        in bm25_alone
+    )

@@ -161,6 +161,22 @@ def test_session_end_indexes_the_session_and_the_capsule_says_so(
     assert '`ccstate recall "QUESTION"`' in line
 
 
+def test_a_model_that_cannot_load_leaves_bm25_indexing_whole(
+    git_project: Path, tmp_path: Path
+) -> None:
+    """#27: a configured model folder that is missing costs only the vectors: the moments are
+    indexed, the summary written (the capsule counts the session) and the heartbeat says why
+    semantic ranking is off."""
+    (git_project / ".ccstate.yaml").write_text("recall:\n  embedding_model: models/gone\n")
+    assert end(git_project, rehomed(git_project, tmp_path))[0] == 0
+    detail = heartbeat(git_project)["detail"]
+    assert "moments from" in detail["recall"], detail
+    assert detail["recall_semantic"].startswith("off: recall.embedding_model: ")
+    assert "models/gone/model.safetensors not found" in detail["recall_semantic"]
+    summary = git_project / ".ccstate" / "recall" / "summary.json"
+    assert json.loads(summary.read_text())["sessions"] == 1
+
+
 def test_recall_can_be_switched_off(git_project: Path, tmp_path: Path) -> None:
     (git_project / ".ccstate.yaml").write_text("recall:\n  enabled: false\n")
     assert end(git_project, rehomed(git_project, tmp_path))[0] == 0

@@ -53,3 +53,39 @@ def test_a_missing_model_or_numpy_says_what_to_do(tmp_path: Path, monkeypatch) -
     monkeypatch.setitem(sys.modules, "numpy", None)
     with pytest.raises(CcstateError, match=r"needs numpy: pip install 'ccstate\[semantic\]'"):
         embed.load_model(str(tmp_path))
+
+
+def test_a_corrupt_model_folder_is_one_clear_error(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    folder = make_static_model(tmp_path / "m")
+    good = (folder / "model.safetensors").read_bytes()
+    (folder / "model.safetensors").write_bytes(b"not a model")
+    with pytest.raises(CcstateError, match=r"model\.safetensors: not a safetensors file"):
+        embed.load_model(str(folder))
+    (folder / "model.safetensors").write_bytes(good)
+    (folder / "tokenizer.json").write_text("{truncated", encoding="utf-8")
+    with pytest.raises(CcstateError, match=r"tokenizer\.json: not a tokenizer\.json"):
+        embed.load_model(str(folder))
+
+
+def test_vectors_of_another_model_are_never_compared(tmp_path: Path) -> None:
+    first = embed.load_model(str(make_static_model(tmp_path / "a")))
+    other = embed.load_model(str(make_static_model(tmp_path / "b")))  # another fingerprint
+    files = [write_jsonl(tmp_path / "s.jsonl", [text_record("Added exponential backoff " * 9)])]
+    con = index.connect(tmp_path / "state")
+    index.update(
+        con,
+        [sources.transcript_source(f) for f in files],
+        redactor=redact.Redactor(),
+        max_bytes=1 << 30,
+    )
+    assert not embed.vectors_current(con, first)  # no vectors table yet
+    assert embed.update_vectors(con, first) == 1
+    assert embed.vectors_current(con, first) and not embed.vectors_current(con, other)
+    assert embed.Embedder(other).rank(con, "retry", "", [], 10) == {}
+    assert embed.Embedder(first).rank(con, "retry", "", [], 10) != {}
+    # a question of words the model does not know adds no (arbitrary) second ranking
+    assert embed.Embedder(first).rank(con, "howdy partner", "", [], 10) == {}
+    assert embed.update_vectors(con, other) == 1  # the other model's own, all again
+    assert embed.vectors_current(con, other)
+    con.close()

@@ -19,6 +19,8 @@ from ccstate.recall.moments import KINDS
 from ccstate.recall.text import clip, one_line
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from ccstate.recall.embed import Embedder
 
 NOTHING = (
@@ -28,6 +30,11 @@ NOTHING = (
 UNMENTIONED = (
     "Nothing recalled for {query!r}: no moment mentions {names}. Check the spelling, or ask "
     "without the name."
+)
+SEMANTIC_OFF = "recall: semantic ranking is off, BM25 alone answers"
+STALE_VECTORS = (
+    "the index holds no vectors of recall.embedding_model yet; run `ccstate recall` without "
+    "--no-update once"
 )
 _RELATIVE = re.compile(r"^(\d+)([dwm])$")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -108,7 +115,7 @@ def recall_cmd(
                 f"{counts.get('sessions', 0)} sessions."
             )
             return
-        embedder = _embedder(cfg, root)
+        embedder = _embedder(cfg, root, con)
         text = " ".join(query)
         q = search.Query(
             text, limit=limit, since=parse_since(since), session=session or "", kinds=kinds
@@ -126,13 +133,23 @@ def recall_cmd(
     _print_hits(text, hits, indexed, q.floor)
 
 
-def _embedder(cfg: config.Config, root: Path) -> Embedder | None:
+def _embedder(cfg: config.Config, root: Path, con: sqlite3.Connection) -> Embedder | None:
+    """The configured model's ranking; None, with one line on stderr saying why, when it
+    cannot rank: BM25 alone answers then (#27)."""
     name = str(cfg.get("recall.embedding_model"))
     if not name:
         return None
     from ccstate.recall import embed
 
-    return embed.embedder_for(name, root)
+    try:
+        embedder = embed.embedder_for(name, root)
+    except CcstateError as exc:
+        click.echo(f"{SEMANTIC_OFF}: {exc}", err=True)
+        return None
+    if embedder is not None and not embed.vectors_current(con, embedder.model):
+        click.echo(f"{SEMANTIC_OFF}: {STALE_VECTORS}", err=True)
+        return None
+    return embedder
 
 
 def parse_since(text: str | None, today: dt.date | None = None) -> str:

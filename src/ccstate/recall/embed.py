@@ -70,15 +70,26 @@ def load_model(name: str, project: Path | None = None) -> Model:
                 f"recall.embedding_model: {needed} not found; point it at a model2vec model "
                 'folder (model.safetensors, tokenizer.json), or set it to ""'
             )
-    matrix = _read_safetensors(weights, "embeddings", np)
-    tokenize = _tokenizer(tok)
-    st = weights.stat()
-    return Model(folder, matrix, tokenize, f"{folder}:{st.st_size}:{st.st_mtime_ns}")
+    try:
+        st, ts = weights.stat(), tok.stat()
+    except OSError as exc:
+        raise CcstateError(f"recall.embedding_model: {exc}") from exc
+    fingerprint = f"{folder}:{st.st_size}:{st.st_mtime_ns}"
+    key = f"{fingerprint}:{ts.st_size}:{ts.st_mtime_ns}"
+    if key not in _LOADED:  # the update before a query and the query read it once
+        _LOADED.clear()
+        _LOADED[key] = Model(
+            folder, _read_safetensors(weights, "embeddings", np), _tokenizer(tok), fingerprint
+        )
+    return _LOADED[key]
+
+
+_LOADED: dict[str, Model] = {}  # the last model read, by its files' sizes and times
 
 
 def _read_safetensors(path: Path, key: str, np: Any) -> Any:
-    data = path.read_bytes()
     try:
+        data = path.read_bytes()
         (length,) = struct.unpack("<Q", data[:8])
         header = json.loads(data[8 : 8 + length])
         spec = (
@@ -90,10 +101,12 @@ def _read_safetensors(path: Path, key: str, np: Any) -> Any:
         dtype = _DTYPES[spec["dtype"]]
         body = data[8 + length + start : 8 + length + stop]
         matrix = np.frombuffer(body, dtype=dtype).reshape(spec["shape"])
-    except (struct.error, ValueError, KeyError, StopIteration, TypeError) as exc:
+    except (OSError, struct.error, ValueError, KeyError, StopIteration, TypeError) as exc:
         raise CcstateError(
             f"{path}: not a safetensors file with an embedding matrix ({exc})"
         ) from exc
+    if matrix.ndim != 2 or not matrix.shape[0]:
+        raise CcstateError(f"{path}: the embedding matrix is {matrix.shape}, not [tokens, dims]")
     return matrix.astype(np.float32)
 
 
@@ -103,13 +116,21 @@ def _tokenizer(path: Path) -> Any:
         from tokenizers import Tokenizer
     except ImportError:
         return _plain_tokenizer(path)
-    tok = Tokenizer.from_file(str(path))
+    try:
+        tok = Tokenizer.from_file(str(path))
+    except Exception as exc:  # the binding raises plain Exception for a file it cannot read
+        raise CcstateError(f"{path}: not a tokenizer the tokenizers package reads ({exc})") from exc
     return lambda text: tok.encode(text, add_special_tokens=False).ids
 
 
 def _plain_tokenizer(path: Path) -> Any:
-    spec = json.loads(path.read_text(encoding="utf-8"))
-    model = spec.get("model") or {}
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CcstateError(f"{path}: not a tokenizer.json ({exc})") from exc
+    model = (spec.get("model") if isinstance(spec, dict) else None) or {}
+    if not isinstance(model, dict):
+        model = {}
     kind, vocab = model.get("type"), model.get("vocab")
     if kind not in ("WordPiece", "WordLevel") or not isinstance(vocab, dict):
         raise CcstateError(
@@ -201,21 +222,33 @@ class Embedder:
         """{moment id: cosine} of the `limit` nearest moments, best first."""
         import numpy as np
 
-        try:
-            rows = con.execute(
-                f"SELECT v.id, v.v FROM vecs v JOIN docs d ON d.id = v.id WHERE 1 {where}", params
-            ).fetchall()
-        except sqlite3.OperationalError:  # no vectors yet
-            return {}
+        if not vectors_current(con, self.model):
+            return {}  # none yet, or another model's: BM25 alone (the next update embeds)
+        query = self.model.encode([text])[0]
+        if not query.any():
+            return {}  # no word of the question is in the model: no ranking to add
+        rows = con.execute(
+            f"SELECT v.id, v.v FROM vecs v JOIN docs d ON d.id = v.id WHERE 1 {where}", params
+        ).fetchall()
         if not rows:
             return {}
         ids = np.array([r[0] for r in rows])
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
         matrix = matrix.reshape(len(rows), -1).astype(np.float32)
-        query = self.model.encode([text])[0]
         scores = matrix @ query
         best = np.argsort(-scores)[:limit]
         return {int(ids[i]): float(scores[i]) for i in best}
+
+
+def vectors_current(con: sqlite3.Connection, model: Model) -> bool:
+    """Are the index's vectors this model's (`update_vectors` stamps them)? Another model's
+    vectors (or dimensions) are never compared with this one's."""
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+        con.execute("SELECT 1 FROM vecs LIMIT 1").fetchone()
+    except sqlite3.OperationalError:  # no vectors table yet
+        return False
+    return row is not None and row[0] == model.fingerprint
 
 
 def embedder_for(name: str, project: Path) -> Embedder | None:

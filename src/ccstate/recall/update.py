@@ -57,6 +57,8 @@ def refresh(
         )
         if report.read or report.pruned_sessions or not index.summary_path(state).exists():
             _after(con, project, state, config)
+        else:  # nothing new, but a model named since the last update still needs its vectors
+            _vectors(con, project, config)
     except BaseException:
         con.close()
         raise
@@ -94,8 +96,8 @@ def update_for_hook(
         return {"recall": f"skipped: {exc}"}
     try:
         report = _session_and_catch_up(con, project, state, config, transcript_path, deadline)
-        _after(con, project, state, config)
-    except (sqlite3.OperationalError, CcstateError) as exc:  # locked by a reindex, no numpy
+        semantic_off = _after(con, project, state, config)
+    except (sqlite3.OperationalError, CcstateError) as exc:  # locked by a reindex
         return {"recall": f"skipped: {exc}"}
     finally:
         con.close()
@@ -103,6 +105,8 @@ def update_for_hook(
         "recall": f"{report.moments} moments from {report.read} files",
         "recall_ms": round(report.seconds * 1000),
     }
+    if semantic_off:
+        detail["recall_semantic"] = f"off: {semantic_off}"
     if report.stopped:
         detail["recall_stopped"] = report.stopped[:3]
     return detail
@@ -136,10 +140,21 @@ def _session_and_catch_up(
     return report
 
 
-def _after(con: sqlite3.Connection, project: Path, state: Path, config: Config) -> None:
-    name = str(config.get("recall.embedding_model"))
-    if name:
-        from ccstate.recall import embed
-
-        embed.update_vectors(con, embed.load_model(name, project))
+def _after(con: sqlite3.Connection, project: Path, state: Path, config: Config) -> str:
+    """The summary, then the configured model's vectors for new moments; '' or why semantic
+    ranking is off (no numpy, a missing or broken model folder): BM25 still has every moment."""
     index.write_summary(state, index.stats(con))
+    return _vectors(con, project, config)
+
+
+def _vectors(con: sqlite3.Connection, project: Path, config: Config) -> str:
+    name = str(config.get("recall.embedding_model"))
+    if not name:
+        return ""
+    from ccstate.recall import embed
+
+    try:
+        embed.update_vectors(con, embed.load_model(name, project))
+    except CcstateError as exc:
+        return str(exc)
+    return ""
