@@ -37,7 +37,7 @@ class Model:
 
     def __init__(self, folder: Path, matrix: Any, tokenize: Any, fingerprint: str) -> None:
         self.folder = folder
-        self.matrix = matrix  # numpy array [vocab, dim], float32
+        self.matrix = matrix  # [vocab, dim] as stored (memory-mapped): rows read on use
         self.tokenize = tokenize  # text -> list of token ids
         self.fingerprint = fingerprint
 
@@ -48,7 +48,7 @@ class Model:
         for row, text in enumerate(texts):
             ids = self.tokenize(text)[:MAX_TOKENS]
             if ids:
-                vector = self.matrix[ids].mean(axis=0)
+                vector = self.matrix[ids].astype(np.float32).mean(axis=0)
                 norm = float(np.linalg.norm(vector))
                 out[row] = vector / norm if norm > 0 else vector
         return out
@@ -88,26 +88,32 @@ _LOADED: dict[str, Model] = {}  # the last model read, by its files' sizes and t
 
 
 def _read_safetensors(path: Path, key: str, np: Any) -> Any:
+    """The embedding matrix, memory-mapped in its stored dtype: a query reads only its
+    tokens' rows, and loading costs the header alone (#27.1)."""
     try:
-        data = path.read_bytes()
-        (length,) = struct.unpack("<Q", data[:8])
-        header = json.loads(data[8 : 8 + length])
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            (length,) = struct.unpack("<Q", fh.read(8))
+            if length > size - 8:
+                raise ValueError(f"a header of {length} bytes in a file of {size}")
+            header = json.loads(fh.read(length))
         spec = (
             header[key]
             if key in header
             else next(v for k, v in header.items() if k != "__metadata__")
         )
-        start, stop = spec["data_offsets"]
-        dtype = _DTYPES[spec["dtype"]]
-        body = data[8 + length + start : 8 + length + stop]
-        matrix = np.frombuffer(body, dtype=dtype).reshape(spec["shape"])
+        start, stop = (int(n) for n in spec["data_offsets"])
+        dtype = np.dtype(_DTYPES[spec["dtype"]])
+        shape = tuple(int(n) for n in spec["shape"])
+        if len(shape) != 2 or not shape[0] or stop - start != shape[0] * shape[1] * dtype.itemsize:
+            raise ValueError(f"the embedding matrix is {shape} in {stop - start} bytes")
+        if 8 + length + stop > size:
+            raise ValueError("the file is shorter than its header says")
+        return np.memmap(path, dtype=dtype, mode="r", offset=8 + length + start, shape=shape)
     except (OSError, struct.error, ValueError, KeyError, StopIteration, TypeError) as exc:
         raise CcstateError(
             f"{path}: not a safetensors file with an embedding matrix ({exc})"
         ) from exc
-    if matrix.ndim != 2 or not matrix.shape[0]:
-        raise CcstateError(f"{path}: the embedding matrix is {matrix.shape}, not [tokens, dims]")
-    return matrix.astype(np.float32)
 
 
 def _tokenizer(path: Path) -> Any:
