@@ -208,7 +208,6 @@ def test_recall_with_the_model_on_and_with_the_hooks_on_a_bare_python(
     BM25 and says so in one line."""
     import os
     import sqlite3
-    import subprocess
 
     from ccstate import store
     from helpers import make_static_model
@@ -224,11 +223,7 @@ def test_recall_with_the_model_on_and_with_the_hooks_on_a_bare_python(
         text("Added exponential backoff to the webhook client; the greeting says howdy now."),
     ]
     fake_api.set_script(script)
-    # A bare python3 has no yaml: hooks read the project's settings from the cache that any
-    # ccstate command leaves once .ccstate/ exists (the user set the model up with the CLI).
-    for _ in range(2):
-        subprocess.run([sys.executable, "-m", "ccstate", "recall", "--reindex"], cwd=project)
-    assert (project / ".ccstate" / "cache" / "config.json").is_file()
+    # (a bare python3 has no yaml: the hooks read these plain lines themselves, `plainyaml`)
     data = claude_home / ".claude" / "plugins" / "data" / "ccstate-inline"
     data.mkdir(parents=True)
     bare = {"PATH": f"{bare_python.parent}{os.pathsep}{os.environ['PATH']}"}

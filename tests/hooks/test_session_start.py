@@ -43,6 +43,24 @@ def test_capsule_can_be_switched_off(git_project: Path) -> None:
     assert run_hook("SessionStart", payload, cwd=git_project)[:3] == (0, None, "")
 
 
+def test_a_bare_python3_reads_plain_settings_without_yaml(
+    git_project: Path, bare_python: Path
+) -> None:
+    """The plugin's hooks before its venv exists run on a python3 without PyYAML: a team's
+    settings in plain `key: value` lines still hold; YAML beyond them falls back to the
+    defaults, with the reason in the hooks' log."""
+    bare = [str(bare_python), "-m", "ccstate.hooks", "SessionStart"]
+    payload = make_payload("SessionStart", git_project, source="startup")
+    config = git_project / ".ccstate.yaml"
+    config.write_text("# team settings\ncapsule:\n  enabled: off   # not here\n")
+    assert run_hook("SessionStart", payload, cwd=git_project, argv=bare)[:3] == (0, None, "")
+    config.write_text("capsule: {enabled: false}\n")  # flow style: PyYAML only
+    code, out, _, _ = run_hook("SessionStart", payload, cwd=git_project, argv=bare)
+    assert code == 0 and "additionalContext" in out["hookSpecificOutput"]  # the defaults
+    log = (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
+    assert "uses YAML beyond plain `key: value` lines, which needs PyYAML" in log
+
+
 def test_subdirectory_cwd_resolves_to_the_project_root(git_project: Path) -> None:
     sub = git_project / "pkg"
     sub.mkdir()

@@ -1,0 +1,187 @@
+"""plainyaml: what it reads, it reads as PyYAML's safe_load does; the rest it refuses (None)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ccstate import plainyaml
+from ccstate.scaffold import template_text
+
+
+def pyyaml(text: str) -> Any:
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return "error"
+    return {} if loaded is None else loaded
+
+
+def test_the_template_and_the_documented_shapes_are_read_as_pyyaml_reads_them() -> None:
+    template = template_text("ccstate.yaml")
+    assert plainyaml.parse(template) == pyyaml(template) != {}
+    text = (
+        "---\n# team settings\ndedupe:\n  enabled: off   # not for us\n  diff_max_ratio: .25\n"
+        "recall:\n    embedding_model: 'models/potion # 8M'\n    max_mb: 64\n"
+        'report:\n  pricing: "prices.json"\nmoments:\n  statusline:\n    format: ""\n'
+        "  resume:\n    min_usd: 1.\nlint:\n  topic_dir: docs/it's here\nempty:\nnone: ~\n"
+    )
+    assert plainyaml.parse(text) == pyyaml(text)
+    assert plainyaml.parse(text)["dedupe"] == {"enabled": False, "diff_max_ratio": 0.25}
+
+
+def test_what_it_is_not_sure_of_is_refused() -> None:
+    for text in (
+        "a: [1, 2]\n",
+        "a: {b: 1}\n",
+        "a:\n  - 1\n",
+        "a: &x 1\n",
+        "a: !!str 1\n",
+        "a: |\n  text\n",
+        'a: "tab\\tescape"\n',
+        "a: 'open\n",
+        "a: 2026-12-02\n",
+        "a: 1_000\n",
+        "a: 0x1F\n",
+        "a: 017\n",
+        "a: 1e3\n",
+        "a: .inf\n",
+        "a: b: c\n",
+        "a:\n\tb: 1\n",
+        "a:\n    b: 1\n  c: 2\n",
+        "yes: 1\n",
+        "'quoted key': 1\n",
+        "a: <<\n",
+        "just text\n",
+    ):
+        assert plainyaml.parse(text) is None, text
+
+
+_KEYS = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
+_WORDS = st.sampled_from(
+    [
+        "yes",
+        "no",
+        "on",
+        "off",
+        "true",
+        "False",
+        "TRUE",
+        "null",
+        "~",
+        "0",
+        "7",
+        "-3",
+        "+4",
+        "08",
+        "1.5",
+        ".5",
+        "-.5",
+        "+.5",
+        "2.",
+        "1e3",
+        "1.0e+3",
+        "0o7",
+        "0x1F",
+        "07",
+        "1_0",
+        "12:30",
+        "2026-01-02",
+        "abc",
+        "a-b",
+        "a.b",
+        "a/b",
+        "http://x.org",
+        "a#b",
+        "a:b",
+        "docs/claude",
+        "x=y",
+        "<<",
+        "=",
+        "-x",
+    ]
+)
+_SCALARS = st.one_of(
+    _WORDS,
+    st.from_regex(r"[A-Za-z0-9 ._/#:'-]{1,12}", fullmatch=True).map(str.strip).filter(bool),
+    st.from_regex(r"[A-Za-z0-9 #:._-]{0,10}", fullmatch=True).map(lambda s: f"'{s}'"),
+    st.from_regex(r"[A-Za-z0-9 #:'._-]{0,10}", fullmatch=True).map(lambda s: f'"{s}"'),
+)
+
+
+@st.composite
+def documents(draw: st.DrawFn, depth: int = 0, indent: int = 0) -> str:
+    lines = []
+    for key in draw(st.lists(_KEYS, min_size=1, max_size=4)):
+        pad = " " * indent
+        if depth < 2 and draw(st.booleans()):
+            step = draw(st.sampled_from([2, 4]))
+            lines.append(f"{pad}{key}:")
+            lines.append(draw(documents(depth + 1, indent + step)))
+        else:
+            comment = draw(st.sampled_from(["", "  # why", " #x"]))
+            lines.append(f"{pad}{key}: {draw(_SCALARS)}{comment}")
+        if draw(st.booleans()):
+            lines.append(draw(st.sampled_from(["", "# note", pad + "# indented note"])))
+    return "\n".join(lines)
+
+
+@settings(max_examples=400, deadline=None)
+@given(documents())
+def test_what_it_reads_pyyaml_reads_the_same(text: str) -> None:
+    mine = plainyaml.parse(text)
+    if mine is not None:
+        assert mine == pyyaml(text), text
+
+
+_PLAIN = st.one_of(
+    st.sampled_from(
+        [
+            "yes",
+            "no",
+            "On",
+            "OFF",
+            "true",
+            "False",
+            "null",
+            "~",
+            "0",
+            "7",
+            "-3",
+            "+4",
+            "08",
+            "1.5",
+            ".5",
+            "2.",
+            "abc",
+            "a-b",
+            "a.b",
+        ]
+    ),
+    st.from_regex(r"[a-z][a-z0-9/._-]{0,10}", fullmatch=True),
+    st.integers(-10_000, 10_000).map(str),
+    st.from_regex(r"[a-z0-9 #:._-]{0,10}", fullmatch=True).map(lambda s: f"'{s}'"),
+)
+
+
+@st.composite
+def plain_documents(draw: st.DrawFn, depth: int = 0, indent: int = 0) -> str:
+    lines = []
+    for key in draw(st.lists(_KEYS, min_size=1, max_size=4)):
+        pad = " " * indent
+        if depth < 2 and draw(st.booleans()):
+            lines += [f"{pad}{key}:", draw(plain_documents(depth + 1, indent + 2))]
+        else:
+            lines.append(f"{pad}{key}: {draw(_PLAIN)}{draw(st.sampled_from(['', '  # why']))}")
+    return "\n".join(lines)
+
+
+@settings(max_examples=200, deadline=None)
+@given(plain_documents())
+def test_settings_in_plain_words_and_numbers_are_always_read(text: str) -> None:
+    """Not only None: what settings files hold (words, numbers, booleans, quoted paths,
+    comments, nesting) is read, as PyYAML reads it."""
+    assert plainyaml.parse(text) == pyyaml(text), text
