@@ -131,3 +131,39 @@ def test_disabled(git_project: Path) -> None:
     (git_project / ".ccstate.yaml").write_text("recall:\n  enabled: false\n")
     check = doctor.check_recall(git_project, paths.state_dir(git_project, {}))
     assert (check.level, check.message) == ("info", "disabled (recall.enabled: false)")
+
+
+def test_the_semantic_ranking_a_configured_model_gives(git_project: Path) -> None:
+    pytest.importorskip("numpy")
+    from ccstate.recall import embed
+    from helpers import make_static_model
+
+    state = build(git_project)
+    config = git_project / ".ccstate.yaml"
+    config.write_text("recall:\n  embedding_model: gone\n")
+    check = doctor.check_recall(git_project, state)
+    assert check.level == "warn" and "; semantic ranking off (BM25 alone): " in check.message
+    assert "gone/model.safetensors not found" in check.message
+    folder = make_static_model(git_project / "model")
+    config.write_text("recall:\n  embedding_model: model\n")
+    check = doctor.check_recall(git_project, state)
+    assert check.message.endswith(
+        "; semantic ranking off until `ccstate recall` embeds the moments"
+    )
+    con = index.connect(state)
+    embed.update_vectors(con, embed.load_model(str(folder)))
+    con.close()
+    check = doctor.check_recall(git_project, state)
+    assert check.level == "ok" and check.message.endswith(f"; semantic ranking on ({folder})")
+
+
+def test_settings_only_pyyaml_reads_are_flagged(git_project: Path) -> None:
+    config = git_project / ".ccstate.yaml"
+    config.write_text("recall:\n  max_mb: 64   # plain\n")
+    assert doctor.check_config(git_project).level == "ok"
+    config.write_text("recall: {max_mb: 64}\n")
+    check = doctor.check_config(git_project)
+    assert (
+        check.level == "warn"
+        and "uses YAML beyond plain nested `key: value` lines" in check.message
+    )

@@ -102,6 +102,15 @@ def check_config(project: Path) -> Check:
         )
     if cfg.warnings:
         return Check("config", "warn", "; ".join(cfg.warnings))
+    from ccstate import plainyaml
+
+    if plainyaml.parse(path.read_text(encoding="utf-8", errors="replace")) is None:
+        return Check(
+            "config",
+            "warn",
+            f"{path} uses YAML beyond plain nested `key: value` lines: hooks on a bare python3 "
+            "(the plugin's, before its venv is built) run on the defaults; write it that way",
+        )
     return Check("config", "ok", str(path))
 
 
@@ -220,7 +229,30 @@ def check_recall(project: Path, state: Path) -> Check:
     )
     level: Level = "ok" if size <= (limit << 20) * 1.05 else "warn"
     hint = "" if level == "ok" else "; the next update drops the oldest sessions"
-    return Check("recall", level, what + hint)
+    semantic, off = _semantic(project, files[0], str(cfg.get("recall.embedding_model")))
+    return Check("recall", "warn" if off and level == "ok" else level, what + hint + semantic)
+
+
+def _semantic(project: Path, index_file: Path, name: str) -> tuple[str, bool]:
+    """'; semantic ranking on/off ...' for a configured model (and whether it is off)."""
+    if not name:
+        return "", False
+    import sqlite3
+
+    from ccstate.recall import embed
+
+    try:
+        model = embed.load_model(name, project)
+        con = sqlite3.connect(f"file:{index_file}?mode=ro", uri=True)
+        try:
+            current = embed.vectors_current(con, model)
+        finally:
+            con.close()
+    except (CcstateError, sqlite3.Error) as exc:
+        return f"; semantic ranking off (BM25 alone): {exc}", True
+    if not current:
+        return "; semantic ranking off until `ccstate recall` embeds the moments", True
+    return f"; semantic ranking on ({model.folder})", False
 
 
 def find_claude_version() -> str | None:
