@@ -141,19 +141,20 @@ def test_the_semantic_ranking_a_configured_model_gives(git_project: Path) -> Non
     state = build(git_project)
     config = git_project / ".ccstate.yaml"
     config.write_text("recall:\n  embedding_model: gone\n")
-    check = doctor.check_recall(git_project, state)
+    assert "semantic ranking" not in doctor.check_recall(git_project, state).message  # unasked
+    check = doctor.check_recall(git_project, state, embed.semantic_status)
     assert check.level == "warn" and "; semantic ranking off (BM25 alone): " in check.message
     assert "gone/model.safetensors not found" in check.message
     folder = make_static_model(git_project / "model")
     config.write_text("recall:\n  embedding_model: model\n")
-    check = doctor.check_recall(git_project, state)
+    check = doctor.check_recall(git_project, state, embed.semantic_status)
     assert check.message.endswith(
         "; semantic ranking off until `ccstate recall` embeds the moments"
     )
     con = index.connect(state)
     embed.update_vectors(con, embed.load_model(str(folder)))
     con.close()
-    check = doctor.check_recall(git_project, state)
+    check = doctor.check_recall(git_project, state, embed.semantic_status)
     assert check.level == "ok" and check.message.endswith(f"; semantic ranking on ({folder})")
 
 

@@ -48,6 +48,7 @@ def run_checks(
     *,
     now: float | None = None,
     claude_version: Callable[[], str | None] | None = None,
+    semantic: Semantic | None = None,
 ) -> list[Check]:
     """Every check, in display order."""
     state = paths.state_dir(project, environ)
@@ -58,7 +59,7 @@ def run_checks(
         check_config(project),
         *check_wiring(project, environ),
         check_state_dir(state),
-        check_recall(project, state),
+        check_recall(project, state, semantic),
         check_claude((claude_version or find_claude_version)()),
         *check_heartbeats(state, time.time() if now is None else now),
     ]
@@ -187,8 +188,14 @@ def check_state_dir(state: Path) -> Check:
     return Check("state dir", "ok", f"{state} is writable")
 
 
-def check_recall(project: Path, state: Path) -> Check:
-    """The recall index (#17): FTS5 available, its size against `recall.max_mb`, sessions."""
+# (model folder name, project, index file) -> ("; semantic ranking on/off ...", off?): the
+# recall package's answer (`recall.embed.semantic_status`), handed in by the CLI
+Semantic = Callable[[str, Path, Path], tuple[str, bool]]
+
+
+def check_recall(project: Path, state: Path, semantic: Semantic | None = None) -> Check:
+    """The recall index (#17): FTS5 available, its size against `recall.max_mb`, sessions;
+    with `semantic`, whether a configured model ranks."""
     import json
     import sqlite3
 
@@ -229,30 +236,9 @@ def check_recall(project: Path, state: Path) -> Check:
     )
     level: Level = "ok" if size <= (limit << 20) * 1.05 else "warn"
     hint = "" if level == "ok" else "; the next update drops the oldest sessions"
-    semantic, off = _semantic(project, files[0], str(cfg.get("recall.embedding_model")))
-    return Check("recall", "warn" if off and level == "ok" else level, what + hint + semantic)
-
-
-def _semantic(project: Path, index_file: Path, name: str) -> tuple[str, bool]:
-    """'; semantic ranking on/off ...' for a configured model (and whether it is off)."""
-    if not name:
-        return "", False
-    import sqlite3
-
-    from ccstate.recall import embed
-
-    try:
-        model = embed.load_model(name, project)
-        con = sqlite3.connect(f"file:{index_file}?mode=ro", uri=True)
-        try:
-            current = embed.vectors_current(con, model)
-        finally:
-            con.close()
-    except (CcstateError, sqlite3.Error) as exc:
-        return f"; semantic ranking off (BM25 alone): {exc}", True
-    if not current:
-        return "; semantic ranking off until `ccstate recall` embeds the moments", True
-    return f"; semantic ranking on ({model.folder})", False
+    name = str(cfg.get("recall.embedding_model"))
+    line, off = semantic(name, project, files[0]) if name and semantic else ("", False)
+    return Check("recall", "warn" if off and level == "ok" else level, what + hint + line)
 
 
 def find_claude_version() -> str | None:

@@ -23,7 +23,9 @@ def doctor_cmd(project: Path | None) -> None:
         ccstate doctor
     """
     root = resolve_project(project)
-    checks = doctor.run_checks(root, os.environ)
+    from ccstate.recall import embed
+
+    checks = doctor.run_checks(root, os.environ, semantic=embed.semantic_status)
     _render_checks(root, checks)
     sys.exit(doctor.exit_code(checks))
 

@@ -262,3 +262,20 @@ def embedder_for(name: str, project: Path) -> Embedder | None:
     if not name:
         return None
     return Embedder(load_model(name, project))
+
+
+def semantic_status(name: str, project: Path, index_file: Path) -> tuple[str, bool]:
+    """`ccstate doctor`'s words on a configured model: ("; semantic ranking on/off ...",
+    whether it is off)."""
+    try:
+        model = load_model(name, project)
+        con = sqlite3.connect(f"file:{index_file}?mode=ro", uri=True)
+        try:
+            current = vectors_current(con, model)
+        finally:
+            con.close()
+    except (CcstateError, sqlite3.Error) as exc:
+        return f"; semantic ranking off (BM25 alone): {exc}", True
+    if not current:
+        return "; semantic ranking off until `ccstate recall` embeds the moments", True
+    return f"; semantic ranking on ({model.folder})", False
