@@ -62,47 +62,10 @@ def test_what_it_is_not_sure_of_is_refused() -> None:
 
 _KEYS = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
 _WORDS = st.sampled_from(
-    [
-        "yes",
-        "no",
-        "on",
-        "off",
-        "true",
-        "False",
-        "TRUE",
-        "null",
-        "~",
-        "0",
-        "7",
-        "-3",
-        "+4",
-        "08",
-        "1.5",
-        ".5",
-        "-.5",
-        "+.5",
-        "2.",
-        "1e3",
-        "1.0e+3",
-        "0o7",
-        "0x1F",
-        "07",
-        "1_0",
-        "12:30",
-        "2026-01-02",
-        "abc",
-        "a-b",
-        "a.b",
-        "a/b",
-        "http://x.org",
-        "a#b",
-        "a:b",
-        "docs/claude",
-        "x=y",
-        "<<",
-        "=",
-        "-x",
-    ]
+    (
+        "yes no on off true False TRUE null ~ 0 7 -3 +4 08 1.5 .5 -.5 +.5 2. 1e3 1.0e+3 0o7 0x1F "
+        "07 1_0 12:30 2026-01-02 abc a-b a.b a/b http://x.org a#b a:b docs/claude x=y << = -x"
+    ).split()  # noqa: SIM905
 )
 _SCALARS = st.one_of(
     _WORDS,
@@ -113,24 +76,32 @@ _SCALARS = st.one_of(
 
 
 @st.composite
-def documents(draw: st.DrawFn, depth: int = 0, indent: int = 0) -> str:
+def documents(
+    draw: st.DrawFn,
+    scalars: st.SearchStrategy[str],
+    comments: tuple[str, ...] = ("", "  # why", " #x"),
+    steps: tuple[int, ...] = (2, 4),
+    depth: int = 0,
+    indent: int = 0,
+) -> str:
+    """Nested block mappings of `scalars`, with comments and blank or comment lines."""
     lines = []
     for key in draw(st.lists(_KEYS, min_size=1, max_size=4)):
         pad = " " * indent
         if depth < 2 and draw(st.booleans()):
-            step = draw(st.sampled_from([2, 4]))
-            lines.append(f"{pad}{key}:")
-            lines.append(draw(documents(depth + 1, indent + step)))
+            inner = documents(
+                scalars, comments, steps, depth + 1, indent + draw(st.sampled_from(steps))
+            )
+            lines += [f"{pad}{key}:", draw(inner)]
         else:
-            comment = draw(st.sampled_from(["", "  # why", " #x"]))
-            lines.append(f"{pad}{key}: {draw(_SCALARS)}{comment}")
-        if draw(st.booleans()):
+            lines.append(f"{pad}{key}: {draw(scalars)}{draw(st.sampled_from(comments))}")
+        if comments[1:] and draw(st.booleans()):
             lines.append(draw(st.sampled_from(["", "# note", pad + "# indented note"])))
     return "\n".join(lines)
 
 
 @settings(max_examples=400, deadline=None)
-@given(documents())
+@given(documents(_SCALARS))
 def test_what_it_reads_pyyaml_reads_the_same(text: str) -> None:
     mine = plainyaml.parse(text)
     if mine is not None:
@@ -139,27 +110,7 @@ def test_what_it_reads_pyyaml_reads_the_same(text: str) -> None:
 
 _PLAIN = st.one_of(
     st.sampled_from(
-        [
-            "yes",
-            "no",
-            "On",
-            "OFF",
-            "true",
-            "False",
-            "null",
-            "~",
-            "0",
-            "7",
-            "-3",
-            "+4",
-            "08",
-            "1.5",
-            ".5",
-            "2.",
-            "abc",
-            "a-b",
-            "a.b",
-        ]
+        "yes no On OFF true False null ~ 0 7 -3 +4 08 1.5 .5 2. abc a-b a.b".split()  # noqa: SIM905
     ),
     st.from_regex(r"[a-z][a-z0-9/._-]{0,10}", fullmatch=True),
     st.integers(-10_000, 10_000).map(str),
@@ -167,20 +118,8 @@ _PLAIN = st.one_of(
 )
 
 
-@st.composite
-def plain_documents(draw: st.DrawFn, depth: int = 0, indent: int = 0) -> str:
-    lines = []
-    for key in draw(st.lists(_KEYS, min_size=1, max_size=4)):
-        pad = " " * indent
-        if depth < 2 and draw(st.booleans()):
-            lines += [f"{pad}{key}:", draw(plain_documents(depth + 1, indent + 2))]
-        else:
-            lines.append(f"{pad}{key}: {draw(_PLAIN)}{draw(st.sampled_from(['', '  # why']))}")
-    return "\n".join(lines)
-
-
 @settings(max_examples=200, deadline=None)
-@given(plain_documents())
+@given(documents(_PLAIN, comments=("", "  # why"), steps=(2,)))
 def test_settings_in_plain_words_and_numbers_are_always_read(text: str) -> None:
     """Not only None: what settings files hold (words, numbers, booleans, quoted paths,
     comments, nesting) is read, as PyYAML reads it."""

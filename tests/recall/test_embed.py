@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -13,6 +14,13 @@ from ccstate.recall import embed, index, search, sources
 from helpers import make_static_model, text_record, write_jsonl
 
 np = pytest.importorskip("numpy")
+
+
+def indexed(tmp_path: Path, files: list[Path]) -> sqlite3.Connection:
+    con = index.connect(tmp_path / "state")
+    sources_ = [sources.transcript_source(f) for f in files]
+    index.update(con, sources_, redactor=redact.Redactor(), max_bytes=1 << 30)
+    return con
 
 
 def test_semantic_ranking_finds_what_shares_no_word(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -28,13 +36,7 @@ def test_semantic_ranking_finds_what_shares_no_word(tmp_path: Path, monkeypatch)
             ],
         )
     ]
-    con = index.connect(tmp_path / "state")
-    index.update(
-        con,
-        [sources.transcript_source(f) for f in files],
-        redactor=redact.Redactor(),
-        max_bytes=1 << 30,
-    )
+    con = indexed(tmp_path, files)
     assert embed.update_vectors(con, model) == 2
     assert embed.update_vectors(con, model) == 0  # only new moments get vectors
     assert search.search(con, search.Query("retry")) == []  # BM25 alone: no shared word
@@ -72,13 +74,7 @@ def test_vectors_of_another_model_are_never_compared(tmp_path: Path) -> None:
     first = embed.load_model(str(make_static_model(tmp_path / "a")))
     other = embed.load_model(str(make_static_model(tmp_path / "b")))  # another fingerprint
     files = [write_jsonl(tmp_path / "s.jsonl", [text_record("Added exponential backoff " * 9)])]
-    con = index.connect(tmp_path / "state")
-    index.update(
-        con,
-        [sources.transcript_source(f) for f in files],
-        redactor=redact.Redactor(),
-        max_bytes=1 << 30,
-    )
+    con = indexed(tmp_path, files)
     assert not embed.vectors_current(con, first)  # no vectors table yet
     assert embed.update_vectors(con, first) == 1
     assert embed.vectors_current(con, first) and not embed.vectors_current(con, other)
