@@ -313,13 +313,19 @@ def build(corpus: Path, work: Path, model: str) -> tuple[sqlite3.Connection, lis
         jobs=min(2, os.cpu_count() or 1),
     )
     embedder = None
+    without = index.used_bytes(con)
     if model:  # as recall.update does after an update, and the CLI before a query
         loaded = embed.load_model(model, REPO)
         embed.update_vectors(con, loaded)
         embedder = embed.Embedder(loaded)
+    size = f"index {without / 1e6:.1f} MB"
+    if model:  # #27.4: the vectors add at most 50 % to the index
+        grown = index.used_bytes(con) - without
+        size += f" + vectors {grown / 1e6:.1f} MB ({grown / max(without, 1):.0%})"
     print(
         f"  {report.moments} moments from {len(files)} transcripts of {corpus}, "
-        f"indexed in {time.monotonic() - started:.1f}s; model {model or 'none (BM25 alone)'}"
+        f"indexed in {time.monotonic() - started:.1f}s; {size}; "
+        f"model {model or 'none (BM25 alone)'}"
     )
     return con, files, embedder
 

@@ -85,3 +85,35 @@ def test_vectors_of_another_model_are_never_compared(tmp_path: Path) -> None:
     assert embed.update_vectors(con, other) == 1  # the other model's own, all again
     assert embed.vectors_current(con, other)
     con.close()
+
+
+def test_stored_vectors_keep_their_cosines_in_a_quarter_of_float32() -> None:
+    rng = np.random.default_rng(27)
+    vectors = rng.normal(size=(50, 64)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors[3] = 0.0  # an empty text's vector
+    blobs = embed.quantise(vectors, np)
+    assert {len(b) for b in blobs} == {64 + 4}
+    query = vectors[7]
+    scores = embed.dequantised_scores(blobs, query, np)
+    assert np.abs(scores - vectors @ query).max() < 0.02
+    assert scores[3] == 0.0 and int(np.argmax(scores)) == 7
+
+
+def test_vectors_stored_the_earlier_way_are_embedded_again_once(tmp_path: Path) -> None:
+    """An index from before int8 storage (float16 rows, the bare model stamp) is another
+    model's: no ranking from it, then one re-embedding."""
+    model = embed.load_model(str(make_static_model(tmp_path / "m")))
+    files = [write_jsonl(tmp_path / "s.jsonl", [text_record("Added exponential backoff " * 9)])]
+    con = indexed(tmp_path, files)
+    con.execute("CREATE TABLE vecs(id INTEGER PRIMARY KEY, v BLOB NOT NULL)")
+    old = model.encode(["Added exponential backoff"]).astype(np.float16)[0].tobytes()
+    con.execute("INSERT INTO vecs SELECT id, ? FROM docs", (old,))
+    con.execute("INSERT INTO meta(key, value) VALUES ('embedding_model', ?)", (model.fingerprint,))
+    con.commit()
+    assert not embed.vectors_current(con, model)
+    assert embed.Embedder(model).rank(con, "retry", "", [], 10) == {}
+    assert embed.update_vectors(con, model) == 1
+    assert embed.update_vectors(con, model) == 0
+    assert embed.Embedder(model).rank(con, "retry", "", [], 10) != {}
+    con.close()

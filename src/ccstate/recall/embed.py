@@ -183,6 +183,33 @@ def _wordpiece(word: str, vocab: dict[str, int], prefix: str) -> list[int]:
     return ids
 
 
+# How a vector is stored (#27.1): its largest magnitude as a float32 scale, then its values
+# as int8 of that scale (dims + 4 bytes: a quarter of float32, about half of float16). The
+# stamp in `meta.embedding_model` names it, so vectors stored otherwise count as another
+# model's: re-embedded once, never compared.
+VECTOR_FORMAT = "int8+scale"
+
+
+def _stamp(model: Model) -> str:
+    return f"{model.fingerprint}|{VECTOR_FORMAT}"
+
+
+def quantise(vectors: Any, np: Any) -> list[bytes]:
+    """Rows of float vectors as stored: a float32 scale, then int8 values."""
+    scale = np.abs(vectors).max(axis=1) / 127.0
+    scale[scale == 0] = 1.0
+    values = np.rint(vectors / scale[:, None]).astype(np.int8)
+    return [scale[n].astype("<f4").tobytes() + values[n].tobytes() for n in range(len(vectors))]
+
+
+def dequantised_scores(blobs: list[bytes], query: Any, np: Any) -> Any:
+    """Each stored vector's dot product with `query` (its cosine: both are unit length)."""
+    raw = np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(len(blobs), -1)
+    scales = raw[:, :4].copy().view("<f4").ravel()
+    values = raw[:, 4:].view(np.int8).astype(np.float32)
+    return (values @ query) * scales
+
+
 def update_vectors(con: sqlite3.Connection, model: Model) -> int:
     """Embed the moments that have no vector yet (all of them when the model changed)."""
     import numpy as np
@@ -191,11 +218,11 @@ def update_vectors(con: sqlite3.Connection, model: Model) -> int:
     row = con.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
     con.execute("BEGIN IMMEDIATE")
     try:
-        if row is None or row[0] != model.fingerprint:
+        if row is None or row[0] != _stamp(model):
             con.execute("DELETE FROM vecs")
             con.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedding_model', ?)",
-                (model.fingerprint,),
+                (_stamp(model),),
             )
         con.execute("DELETE FROM vecs WHERE id NOT IN (SELECT id FROM docs)")
         todo = con.execute(
@@ -203,10 +230,10 @@ def update_vectors(con: sqlite3.Connection, model: Model) -> int:
         ).fetchall()
         for start in range(0, len(todo), BATCH):
             chunk = todo[start : start + BATCH]
-            vectors = model.encode([f"{t}\n{b}" for _i, t, b in chunk]).astype(np.float16)
+            blobs = quantise(model.encode([f"{t}\n{b}" for _i, t, b in chunk]), np)
             con.executemany(
                 "INSERT INTO vecs(id, v) VALUES (?, ?)",
-                [(r[0], vectors[n].tobytes()) for n, r in enumerate(chunk)],
+                [(r[0], blobs[n]) for n, r in enumerate(chunk)],
             )
         con.execute("COMMIT")
     except BaseException:
@@ -239,9 +266,7 @@ class Embedder:
         if not rows:
             return {}
         ids = np.array([r[0] for r in rows])
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
-        matrix = matrix.reshape(len(rows), -1).astype(np.float32)
-        scores = matrix @ query
+        scores = dequantised_scores([r[1] for r in rows], query, np)
         best = np.argsort(-scores)[:limit]
         return {int(ids[i]): float(scores[i]) for i in best}
 
@@ -254,7 +279,7 @@ def vectors_current(con: sqlite3.Connection, model: Model) -> bool:
         con.execute("SELECT 1 FROM vecs LIMIT 1").fetchone()
     except sqlite3.OperationalError:  # no vectors table yet
         return False
-    return row is not None and row[0] == model.fingerprint
+    return row is not None and row[0] == _stamp(model)
 
 
 def embedder_for(name: str, project: Path) -> Embedder | None:
