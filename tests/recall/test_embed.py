@@ -117,3 +117,24 @@ def test_vectors_stored_the_earlier_way_are_embedded_again_once(tmp_path: Path) 
     assert embed.update_vectors(con, model) == 0
     assert embed.Embedder(model).rank(con, "retry", "", [], 10) != {}
     con.close()
+
+
+def test_nothing_to_embed_takes_no_write_lock(tmp_path: Path) -> None:
+    """A query's update with the model named runs `update_vectors` every time: with every
+    moment embedded it must not wait on a hook that is writing the index."""
+    model = embed.load_model(str(make_static_model(tmp_path / "m")))
+    files = [write_jsonl(tmp_path / "s.jsonl", [text_record("Added exponential backoff " * 9)])]
+    con = indexed(tmp_path, files)
+    assert embed.update_vectors(con, model) == 1
+    writer = sqlite3.connect(index.index_path(tmp_path / "state"), timeout=0.1)
+    writer.execute("BEGIN IMMEDIATE")  # a hook indexing meanwhile
+    con.execute("PRAGMA busy_timeout = 100")
+    try:
+        assert embed.update_vectors(con, model) == 0
+    finally:
+        writer.rollback()
+        writer.close()
+    con.execute("DELETE FROM vecs")  # a moment without its vector: embedded again
+    con.commit()
+    assert embed.update_vectors(con, model) == 1
+    con.close()

@@ -210,10 +210,20 @@ def dequantised_scores(blobs: list[bytes], query: Any, np: Any) -> Any:
     return (values @ query) * scales
 
 
+def _same_ids(con: sqlite3.Connection) -> bool:
+    """Does every moment have a vector, and every vector a moment? (Counts and ends: a vector
+    is added or deleted only with its moment, in `update_vectors`.)"""
+    docs = con.execute("SELECT count(*), min(id), max(id) FROM docs").fetchone()
+    vecs = con.execute("SELECT count(*), min(id), max(id) FROM vecs").fetchone()
+    return tuple(docs) == tuple(vecs)
+
+
 def update_vectors(con: sqlite3.Connection, model: Model) -> int:
     """Embed the moments that have no vector yet (all of them when the model changed)."""
     import numpy as np
 
+    if vectors_current(con, model) and _same_ids(con):
+        return 0  # nothing to embed: no write lock taken (a query's update runs this too)
     con.execute("CREATE TABLE IF NOT EXISTS vecs(id INTEGER PRIMARY KEY, v BLOB NOT NULL)")
     row = con.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
     con.execute("BEGIN IMMEDIATE")
