@@ -114,6 +114,9 @@ def test_a_question_naming_what_no_moment_mentions_gets_nothing(con) -> None:  #
     # a name the index holds, in any case, is no reason; nor is a sentence's first word
     assert top(con, "Why was the TypeError in npm test flaky") != []
     assert top(con, "Cypress aside, why was npm test flaky") != []
+    # a compound counts by its name: `TypeError-heavy` is the known TypeError
+    assert top(con, "Why was the TypeError-heavy npm test flaky") != []
+    assert top(con, "Why was the Cypress-based npm test flaky") == []
     assert search.unmentioned(con, "why was npm test flaky") == []
 
 

@@ -53,7 +53,7 @@ def test_query_terms_keep_quoted_phrases_and_fall_back_to_all_words() -> None:
 def test_names_are_capitalised_words_past_a_sentence_start() -> None:
     assert text.names("What Sentry config did we add for GraphQL-based MQTT?") == [
         "Sentry",
-        "GraphQL-based",
+        "GraphQL",  # a compound's first word
         "MQTT",
     ]
     # a sentence's first word, the function words and quoted phrases are no names

@@ -116,7 +116,7 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
         return []
     where, params = _filters(query)
     total, found = _doc_counts(con, terms)
-    if _unmentioned(query.text, found):
+    if _unmentioned(con, query.text, found):
         return []  # the question names a thing no moment mentions: nothing here answers it
     weights = {t: _idf(total, found[t]) for t in terms}
     bm25 = _candidates(con, _match_expr(terms, _probe(terms, found, total)), where, params)
@@ -147,12 +147,14 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
 def unmentioned(con: sqlite3.Connection, text: str) -> list[str]:
     """The names the question uses (`text.names`) that no moment mentions: why it has no
     answer here (`ccstate recall` says so)."""
+    return _unmentioned(con, text, {})
+
+
+def _unmentioned(con: sqlite3.Connection, text: str, found: dict[str, int]) -> list[str]:
     named = names(text)
-    return _unmentioned(text, _doc_counts(con, named)[1]) if named else []
-
-
-def _unmentioned(text: str, found: dict[str, int]) -> list[str]:
-    return [name for name in names(text) if found.get(name, 1) == 0]
+    missing = [n for n in named if n not in found]
+    counts = {**found, **(_doc_counts(con, missing)[1] if missing else {})}
+    return [name for name in named if counts[name] == 0]
 
 
 def embedder_floor(embedder: Embedder | None) -> float:

@@ -125,8 +125,10 @@ def names(query: str) -> list[str]:
     out: list[str] = []
     start = True
     for chunk in _QUOTED.sub(" ", query).split():
-        if not start and chunk.lstrip("\"'`([{<")[:1].isupper():
-            out += [t for t in _tokens(chunk) if t[:1].isupper() and t.lower() not in STOPWORDS]
+        if not start and chunk.lstrip("\"'`([{<")[:1].isupper():  # its first word: `Vercel-hosted`
+            word = _WORD.search(chunk)
+            if word is not None and word.group(0).lower() not in STOPWORDS:
+                out.append(word.group(0))
         start = chunk.endswith((".", "?", "!", ":"))
     return list(dict.fromkeys(out))
 
