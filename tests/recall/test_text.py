@@ -59,6 +59,8 @@ def test_names_are_capitalised_words_past_a_sentence_start() -> None:
     # a sentence's first word, the function words and quoted phrases are no names
     assert text.names("Why? Which one. I asked: How did the webhook fail") == []
     assert text.names('what did "Some Phrase" say (Docker) then') == ["Docker"]
+    # days, months and short capitals (PR, CI) name nothing a session would have said
+    assert text.names("What did the PR on Monday in March change for CI and AWS?") == []
 
 
 def test_fts_phrase_escapes_quotes() -> None:

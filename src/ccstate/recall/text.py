@@ -120,17 +120,34 @@ def query_terms(query: str) -> list[str]:
 
 
 def names(query: str) -> list[str]:
-    """The question's terms written as names (`Sentry`, `GraphQL`, `MQTT`): a capital letter
-    past the first word of a sentence, in a word that is no function word."""
+    """The question's words written as names (`Sentry`, `GraphQL`, `MQTT`): a capital letter
+    past the first word of a sentence, in a word that is no function word, day, month or
+    short capital (`_named`); a compound by its first word (`Vercel-hosted`: `Vercel`)."""
     out: list[str] = []
     start = True
     for chunk in _QUOTED.sub(" ", query).split():
         if not start and chunk.lstrip("\"'`([{<")[:1].isupper():  # its first word: `Vercel-hosted`
             word = _WORD.search(chunk)
-            if word is not None and word.group(0).lower() not in STOPWORDS:
+            if word is not None and _named(word.group(0)):
                 out.append(word.group(0))
         start = chunk.endswith((".", "?", "!", ":"))
     return list(dict.fromkeys(out))
+
+
+# Capitalised words that name no thing a session would have mentioned: days and months
+# ("what did we do on Monday"); short capitals are common nouns (PR, CI, DB, UI) there.
+_NOT_NAME_TEXT = (
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "may june july august september october november december"
+)
+_NOT_NAMES = frozenset(_NOT_NAME_TEXT.split())
+
+
+def _named(word: str) -> bool:
+    low = word.lower()
+    return (
+        low not in STOPWORDS and low not in _NOT_NAMES and not (word.isupper() and len(word) <= 3)
+    )
 
 
 def _tokens(query: str) -> list[str]:
