@@ -123,3 +123,17 @@ def test_settings_in_plain_words_and_numbers_are_always_read(text: str) -> None:
     """Not only None: what settings files hold (words, numbers, booleans, quoted paths,
     comments, nesting) is read, as PyYAML reads it."""
     assert plainyaml.parse(text) == pyyaml(text), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(list(" \t\n:#'\"-abcXY01._[]{}|>&*!~%@`\r\ufeff")), max_size=80
+    )
+)
+def test_any_text_gives_a_mapping_or_none_never_an_error(text: str) -> None:
+    """The hooks parse whatever the file holds: nothing in it may raise."""
+    mine = plainyaml.parse(text)
+    assert mine is None or isinstance(mine, dict)
+    if mine is not None:
+        assert mine == pyyaml(text), text

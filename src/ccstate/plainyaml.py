@@ -44,6 +44,8 @@ def parse(text: str) -> dict[str, Any] | None:
     root: dict[str, Any] = {}
     stack: list[tuple[int, dict[str, Any]]] = [(-1, root)]
     opened: tuple[int, dict[str, Any], str] | None = None  # a `key:` whose value may be a block
+    if "\t" in text or "\ufeff" in text:
+        return None  # tabs (YAML refuses most) and a byte-order mark: left to PyYAML
     lines = text.splitlines()
     if lines and lines[0].rstrip() == "---":
         lines = lines[1:]
