@@ -81,6 +81,19 @@ def ccstate() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "ccstate"]
 
 
+def installed_env(work: Path) -> dict[str, str]:
+    """This environment without ccstate's and Claude Code's variables, and with bytecode
+    caches on, as an installed ccstate runs (in `work`, not the checkout): with
+    PYTHONDONTWRITEBYTECODE inherited, every process would compile ccstate from source first."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CCSTATE_", "CLAUDE")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    return env
+
+
 def timed(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the process and its workers): CPU time is what a busy
     machine distorts least."""
@@ -103,7 +116,7 @@ def bench_scale(args: argparse.Namespace, work: Path) -> None:
     home, project = work / "home", work / "project"
     project.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CCSTATE_", "CLAUDE"))}
+    env = installed_env(work)
     env.update(HOME=str(home), XDG_CACHE_HOME=str(work / "cache"), PYTHONPATH=str(REPO / "src"))
     folder = home / ".claude" / "projects" / paths.project_slug(project)
     size = generate(args.corpus, folder, args.sessions)
@@ -171,7 +184,7 @@ def bench_hooks(args: argparse.Namespace, work: Path) -> None:
     project = work / "hook-project"
     project.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CCSTATE_", "CLAUDE"))}
+    env = installed_env(work)
     env.update(HOME=str(work / "hook-home"), PYTHONPATH=str(REPO / "src"))
     session = str(uuid.uuid4())
     transcript = work / f"{session}.jsonl"

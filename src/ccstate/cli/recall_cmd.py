@@ -14,8 +14,7 @@ import click
 from ccstate import config, paths
 from ccstate.cli import cli, echo_json, handle_errors, project_option, resolve_project
 from ccstate.errors import CcstateError
-from ccstate.recall import index, search, update
-from ccstate.recall.moments import KINDS
+from ccstate.recall import KINDS, index, search, update
 from ccstate.recall.text import clip, one_line
 
 if TYPE_CHECKING:

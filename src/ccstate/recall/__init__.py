@@ -7,3 +7,7 @@ offset; `index` keeps them in SQLite FTS5 under the state dir, updated increment
 fuses an optional local static-embedding model's ranking in. No LLM, daemon or network
 (docs/RECALL.md).
 """
+
+# The kinds of moments (`moments` makes them; `ccstate recall --kind` offers them): here, so
+# the CLI need not import `moments` and what it reads with to parse its options.
+KINDS = ("prompt", "answer", "edit", "command", "error", "fix", "output", "decision", "handoff")

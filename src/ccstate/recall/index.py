@@ -25,6 +25,7 @@ from typing import Any
 from ccstate import redact, store
 from ccstate.errors import CcstateError
 from ccstate.recall.extract import Extracted, Job, extract
+from ccstate.recall.extract import load as load_extractor
 from ccstate.recall.sources import Source
 from ccstate.recall.text import TOKENIZER
 
@@ -217,6 +218,7 @@ def update(
             from ccstate import fanout
 
             redact.prepare()  # compiled once, before the fork, for every worker
+            load_extractor()  # imported once, too
             fanout.fan_out(  # `jobs` readers; this process writes what they deliver
                 func, planned, jobs, writer.put, writer.begin, parent_works=False
             )

@@ -35,7 +35,6 @@ from ccstate.recall import facts
 from ccstate.recall.text import clip, head_tail
 from ccstate.transcript import message_content
 
-KINDS = ("prompt", "answer", "edit", "command", "error", "fix", "output", "decision", "handoff")
 PROMPT_CAP = 2000
 ANSWER_CAP = 2000
 ANSWER_MIN = 200  # a mid-turn text shorter than this is narration ("Let me look at X")
