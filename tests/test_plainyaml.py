@@ -66,7 +66,8 @@ _KEYS = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True).filter(
 )
 _WORD_TEXT = (
     "yes no on off true False TRUE null ~ 0 7 -3 +4 08 1.5 .5 -.5 +.5 2. 1e3 1.0e+3 0o7 0x1F "
-    "07 1_0 12:30 2026-01-02 abc a-b a.b a/b http://x.org a#b a:b docs/claude x=y << = -x"
+    "07 1_0 12:30 2026-01-02 abc a-b a.b a/b http://x.org a#b a:b docs/claude x=y << = -x "
+    "nan inf .nan -.inf Inf"
 )
 _WORDS = st.sampled_from(_WORD_TEXT.split())
 _SCALARS = st.one_of(

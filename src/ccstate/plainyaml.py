@@ -31,7 +31,7 @@ _FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]*$|\.[0-9]+$")
 _UNSURE = re.compile(
     r"[-+]?[0-9][0-9_:]*[_:][0-9_:]*$"  # 1_000, 1:30 (sexagesimal)
     r"|[-+]?0[0-7]+$|[-+]?0[xXbBoO]"  # octal, hex, binary
-    r"|[-+]?\.?(?:inf|Inf|INF|nan|NaN|NAN)$"
+    r"|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$"  # .inf, .nan (`nan` alone is a word)
     r"|[-+]?\.?[0-9][0-9.]*[eE]"  # exponents (YAML 1.1 needs a sign and a dot)
     r"|\d{4}-\d"  # dates and times
     r"|[-?:,\[\]{}#&*!|>'\"%@`]|<<|=$"  # an indicator first, a merge or value key
