@@ -24,8 +24,10 @@ fi
 export PYTHONPYCACHEPREFIX="$work/pycache" MYPY_CACHE_DIR="$work/mypy" RUFF_CACHE_DIR="$work/ruff"
 export CCSTATE_TEST_HYPOTHESIS="$work/hypothesis" CCSTATE_TEST_ARTIFACTS="$work/artifacts"
 
-if [ ! -x "$VENV/bin/python" ]; then
+# A venv whose creation was cut short (Ctrl-C, a killed run) has a python and no pip: rebuilt.
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
   echo "== creating $VENV"
+  rm -rf "$VENV"
   mkdir -p "$(dirname "$VENV")"
   "$PYTHON" -m venv "$VENV"
 fi
