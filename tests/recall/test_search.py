@@ -193,3 +193,42 @@ def test_a_failed_command_and_its_fix_come_back_once(tmp_path: Path) -> None:
     hits = top(c, "kubeconfig missing")
     c.close()
     assert [(h.line, h.end_line) for h in hits] in ([(1, 2)], [(2, 4)])  # the failure or its fix
+
+
+def test_a_question_asking_for_a_size_finds_the_moment_that_holds_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = [
+        prompt_record("make the app load faster", "s1", "2026-04-01T09:00:00Z"),
+        text_record(
+            "The vendor code now ships in its own bundle, apart from the app's.",
+            "s1",
+            "2026-04-01T09:01:00Z",
+        ),
+        tool_use_record(
+            "c1",
+            "Bash",
+            {"command": "npx vite build", "description": "Build the app"},
+            "s1",
+            "2026-04-01T09:02:00Z",
+        ),
+        tool_result_record(
+            "c1", "vite building for production...\ndist/bundle.js  412.08 kB", False, "s1"
+        ),
+    ]
+    c = index.connect(tmp_path / "state")
+    index.update(
+        c,
+        [sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))],
+        redactor=redact.Redactor(),
+        max_bytes=1 << 30,
+    )
+
+    def first() -> str:
+        hits = search.search(c, search.Query("How big is the bundle?"))
+        return hits[0].body if hits else ""
+
+    assert "412.08 kB" in first()
+    monkeypatch.setattr(search.shapes, "asked", lambda _text: ())  # no shapes: BM25 alone
+    assert "412.08 kB" not in first()
+    c.close()

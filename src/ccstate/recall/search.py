@@ -21,6 +21,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ccstate.recall import shapes
 from ccstate.recall.text import fts_phrase, names, query_terms
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ SNIPPET_TOKENS = 24
 # assistant's explanation, a fix, a decision, a prompt) before raw output (a command, an
 # edit): a mild prior on BM25, measured with bench/recall_eval.py (docs/RECALL.md).
 PRIOR = {"answer": 1.3, "fix": 1.2, "decision": 1.3, "handoff": 1.1, "prompt": 1.1}
+# A question that asks for a size, a duration, a version or an address lifts the candidates
+# whose text holds one (`shapes.py`), measured with bench/recall_eval.py (docs/RECALL.md).
+SHAPE_BOOST = 1.3
 MARK = ("**", "**")
 
 
@@ -119,7 +123,10 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
     if _unmentioned(con, query.text, found):
         return []  # the question names a thing no moment mentions: nothing here answers it
     weights = {t: _idf(total, found[t]) for t in terms}
-    bm25 = _candidates(con, _match_expr(terms, _probe(terms, found, total)), where, params)
+    expr = _match_expr(terms, _probe(terms, found, total))
+    shaped = shapes.asked(query.text)
+    bm25, holding = _candidates(con, expr, where, params, shaped)
+    asking = shapes.asking(terms, shaped)  # counted as matched by a moment holding the shape
     order = list(bm25)
     semantic: dict[int, float] = {}
     if embedder is not None:
@@ -135,13 +142,15 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
             break
         if i in checked:
             matched[i] = _terms_in(con, terms, i)
+            if i in holding:
+                matched[i] += [t for t in asking if t not in matched[i]]
             coverage[i] = sum(weights[t] for t in matched[i]) / whole
         if coverage.get(i, 0.0) >= query.floor or semantic.get(i, 0.0) >= embedder_floor(embedder):
             keep.append(i)
     hits = _load(con, keep, coverage, semantic, matched)
     hits = _tie_break(hits, bm25 if embedder is None else _rrf_scores(order))
-    expr = " OR ".join(fts_phrase(t) for t in terms)
-    return [_with_snippet(con, h, expr) for h in hits[: query.limit]]
+    marked = " OR ".join(fts_phrase(t) for t in terms)
+    return [_with_snippet(con, h, marked) for h in hits[: query.limit]]
 
 
 def unmentioned(con: sqlite3.Connection, text: str) -> list[str]:
@@ -213,9 +222,14 @@ def _match_expr(terms: list[str], probe: list[str]) -> str:
 
 
 def _candidates(
-    con: sqlite3.Connection, expr: str, where: str, params: list[Any]
-) -> dict[int, float]:
-    """{moment id: BM25 x kind prior}, best first: one per transcript line."""
+    con: sqlite3.Connection,
+    expr: str,
+    where: str,
+    params: list[Any],
+    shaped: tuple[str, ...] = (),
+) -> tuple[dict[int, float], set[int]]:
+    """{moment id: BM25 x kind prior (x SHAPE_BOOST when its text has a shape in
+    `shaped`)}, best first, one per transcript line; and the ids whose text has one."""
     rank = f"bm25(fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {PARTS_WEIGHT})"
     if where:  # filtered: join the moments (their kind, time, session)
         rows = con.execute(
@@ -229,24 +243,30 @@ def _candidates(
             (expr,),
         ).fetchall()
     if not rows:
-        return {}
+        return {}, set()
     marks = ", ".join("?" for _ in rows)
+    text = ", title || ' ' || body" if shaped else ", ''"
     info = {
         r[0]: r[1:]
         for r in con.execute(
-            f"SELECT id, kind, source, line, end_line FROM docs WHERE id IN ({marks})",
+            f"SELECT id, kind, source, line, end_line{text} FROM docs WHERE id IN ({marks})",
             [r[0] for r in rows],
         )
     }
     strength: dict[int, float] = {}
+    holding: set[int] = set()
     seen: set[tuple[int, int]] = set()
     for rowid, score in rows:
-        kind, source, line, end = info.get(rowid, ("", 0, 0, 0))
+        kind, source, line, end, said = info.get(rowid, ("", 0, 0, 0, ""))
         held = {(source, n) for n in (line, end) if n}
         if not held & seen:  # a failed command and its fix share a line: show one
             seen |= held
-            strength[int(rowid)] = -float(score) * PRIOR.get(kind, 1.0)
-    return dict(sorted(strength.items(), key=lambda kv: -kv[1]))
+            boost = 1.0
+            if shaped and shapes.holds(said, shaped):
+                boost = SHAPE_BOOST
+                holding.add(int(rowid))
+            strength[int(rowid)] = -float(score) * PRIOR.get(kind, 1.0) * boost
+    return dict(sorted(strength.items(), key=lambda kv: -kv[1])), holding
 
 
 def _terms_in(con: sqlite3.Connection, terms: list[str], rowid: int) -> list[str]:
