@@ -9,7 +9,7 @@
 | set | questions | corpus | used for |
 |---|---|---|---|
 | old (`recall_questions.json`) | 35 + 8, by the developers of #17 | public | tuning (>= 0.85) |
-| dev (`recall_dev.json`) | 95 + 12, written blind by a helper of #27 | modern | tuning |
+| dev (`recall_dev.json`) | 95 + 42, written blind by helpers of #27 | modern | tuning |
 | blind (`recall_blind.json`) | 136 + 17, written blind by another helper | modern | figure only |
 
 (public and modern: ../shared/transcripts/public and ../shared/transcripts/modern;
