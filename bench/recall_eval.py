@@ -4,7 +4,8 @@
     python bench/recall_eval.py                   # every set, every method
     python bench/recall_eval.py --set dev -v      # one set, each question's outcome
     python bench/recall_eval.py --model DIR       # fused: BM25 and a local model2vec model
-    python bench/recall_eval.py --set dev --diagnose   # why each miss missed (not on blind)
+    python bench/recall_eval.py --set dev --diagnose   # why each miss missed, what the floor
+                                                       # sees (not on blind)
 
 | set | questions | corpus | used for |
 |---|---|---|---|
@@ -300,6 +301,53 @@ def diagnose(
     return classes
 
 
+def floor_scores(
+    qs: QuestionSet, con: sqlite3.Connection, embedder: Any
+) -> tuple[list[float], list[float]]:
+    """What the floor sees, without it: the score (share of the question matched) of each
+    answered question's answering hit when it ranks in the top 3, and each no-answer
+    question's best score among its top 3 (those with no hit at all are left out)."""
+    answered: list[float] = []
+    for q in qs.questions:
+        hits = search.search(con, search.Query(q.text, limit=DEPTH, floor=0.0), embedder)[:TOP]
+        r = rank_of([(h.session, _hit_lines(h)) for h in hits], q.wanted)
+        if r:
+            answered.append(hits[r - 1].score)
+    none = []
+    for text in qs.none:
+        hits = search.search(con, search.Query(text, limit=DEPTH, floor=0.0), embedder)[:TOP]
+        if hits:
+            none.append(max(h.score for h in hits))
+    return answered, none
+
+
+def floor_table(
+    answered: list[float], none: list[float], floors: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6)
+) -> list[str]:
+    """Does the floor tell answers from no-answer questions? Quartiles of both kinds of
+    score, and at each floor how many answering hits it keeps and no-answer hits it lets by."""
+
+    def quartiles(xs: list[float]) -> str:
+        xs = sorted(xs)
+        if not xs:
+            return "none"
+        return " / ".join(f"{xs[min(len(xs) - 1, len(xs) * k // 4)]:.2f}" for k in (1, 2, 3))
+
+    out = [
+        f"  floor: answering hits in the top 3 without it: {len(answered)}, score quartiles "
+        f"{quartiles(answered)}; no-answer questions with a hit: {len(none)}, best score "
+        f"quartiles {quartiles(none)}"
+    ]
+    for f in floors:
+        kept = sum(x >= f for x in answered)
+        noisy = sum(x >= f for x in none)
+        out.append(
+            f"    at {f:.2f}: keeps {kept}/{len(answered)} answering hits, "
+            f"lets by {noisy}/{len(none)} no-answer questions"
+        )
+    return out
+
+
 def build(corpus: Path, work: Path, model: str) -> tuple[sqlite3.Connection, list[Path], Any]:
     """The corpus indexed as `ccstate recall --reindex` does; the model's vectors when named."""
     files = lay_out(corpus, work / "projects")
@@ -399,6 +447,7 @@ def main(argv: list[str] | None = None) -> int:
                 lines: list[str] = []
                 classes = diagnose(qs, con, embedder, lines)
                 print(f"  misses: {classes}")
+                print("\n".join(floor_table(*floor_scores(qs, con, embedder))))
                 if args.verbose:
                     print("\n".join(lines))
         for con, _files, _embedder in corpora.values():

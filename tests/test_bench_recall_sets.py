@@ -129,3 +129,15 @@ def test_fused_is_scored_with_a_model_and_left_out_without_one(tmp_path: Path) -
     con, files, embedder = recall_eval.build(corpus, tmp_path / "without", "")
     assert embedder is None and "fused" not in recall_eval.rankers(con, files, embedder, None)
     con.close()
+
+
+def test_the_floor_table_counts_what_each_floor_keeps_and_lets_by() -> None:
+    answered = [0.2, 0.45, 0.7, 0.9]
+    none = [0.35, 0.55]
+    lines = recall_eval.floor_table(answered, none, floors=(0.4, 0.6))
+    assert "answering hits in the top 3 without it: 4" in lines[0]
+    assert "score quartiles 0.45 / 0.70 / 0.90" in lines[0]
+    assert "no-answer questions with a hit: 2, best score quartiles 0.35 / 0.55 / 0.55" in lines[0]
+    assert lines[1].endswith("at 0.40: keeps 3/4 answering hits, lets by 1/2 no-answer questions")
+    assert lines[2].endswith("at 0.60: keeps 2/4 answering hits, lets by 0/2 no-answer questions")
+    assert "none" in recall_eval.floor_table([], [], floors=())[0]
