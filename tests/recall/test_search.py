@@ -232,3 +232,26 @@ def test_a_question_asking_for_a_size_finds_the_moment_that_holds_one(
     monkeypatch.setattr(search.shapes, "asked", lambda _text: ())  # no shapes: BM25 alone
     assert "412.08 kB" not in first()
     c.close()
+
+
+def test_a_moment_holding_one_asked_shape_is_credited_only_that_shapes_words(
+    tmp_path: Path,
+) -> None:
+    records = [
+        tool_use_record(
+            "c1", "Bash", {"command": "du -sh dist", "description": "Bundle size"}, "s1"
+        ),
+        tool_result_record("c1", "bundle 412 kB", False, "s1"),
+    ]
+    c = index.connect(tmp_path / "state")
+    index.update(
+        c,
+        [sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))],
+        redactor=redact.Redactor(),
+        max_bytes=1 << 30,
+    )
+    hits = search.search(c, search.Query("How big was the bundle and which version?", floor=0.0))
+    assert hits and "412 kB" in hits[0].body
+    assert "big" in hits[0].matched  # a size: "how big" is answered
+    assert "version" not in hits[0].matched  # no version in it: "which version" is not
+    c.close()

@@ -68,3 +68,11 @@ def test_the_words_that_ask() -> None:
     assert shapes.asking(terms, ("size",)) == ["big"]
     assert shapes.asking(terms, ()) == []
     assert shapes.asking(["Version", "jq"], ("version",)) == ["Version"]
+
+
+def test_what_shapes_a_text_holds() -> None:
+    assert shapes.held("bundle 412 kB built by vite v5.4.2", ("size", "version")) == (
+        "size",
+        "version",
+    )
+    assert shapes.held("bundle 412 kB", ("size", "version")) == ("size",)

@@ -126,7 +126,6 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
     expr = _match_expr(terms, _probe(terms, found, total))
     shaped = shapes.asked(query.text)
     bm25, holding = _candidates(con, expr, where, params, shaped)
-    asking = shapes.asking(terms, shaped)  # counted as matched by a moment holding the shape
     order = list(bm25)
     semantic: dict[int, float] = {}
     if embedder is not None:
@@ -142,8 +141,9 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
             break
         if i in checked:
             matched[i] = _terms_in(con, terms, i)
-            if i in holding:
-                matched[i] += [t for t in asking if t not in matched[i]]
+            # a moment holding a figure of an asked shape counts as holding its asking words
+            asking = shapes.asking(terms, holding.get(i, ()))
+            matched[i] += [t for t in asking if t not in matched[i]]
             coverage[i] = sum(weights[t] for t in matched[i]) / whole
         if coverage.get(i, 0.0) >= query.floor or semantic.get(i, 0.0) >= embedder_floor(embedder):
             keep.append(i)
@@ -227,9 +227,9 @@ def _candidates(
     where: str,
     params: list[Any],
     shaped: tuple[str, ...] = (),
-) -> tuple[dict[int, float], set[int]]:
+) -> tuple[dict[int, float], dict[int, tuple[str, ...]]]:
     """{moment id: BM25 x kind prior (x SHAPE_BOOST when its text has a shape in
-    `shaped`)}, best first, one per transcript line; and the ids whose text has one."""
+    `shaped`)}, best first, one per transcript line; and {id: the shapes its text has}."""
     rank = f"bm25(fts, {TITLE_WEIGHT}, {BODY_WEIGHT}, {PARTS_WEIGHT})"
     if where:  # filtered: join the moments (their kind, time, session)
         rows = con.execute(
@@ -243,7 +243,7 @@ def _candidates(
             (expr,),
         ).fetchall()
     if not rows:
-        return {}, set()
+        return {}, {}
     marks = ", ".join("?" for _ in rows)
     text = ", title || ' ' || body" if shaped else ", ''"
     info = {
@@ -254,7 +254,7 @@ def _candidates(
         )
     }
     strength: dict[int, float] = {}
-    holding: set[int] = set()
+    holding: dict[int, tuple[str, ...]] = {}
     seen: set[tuple[int, int]] = set()
     for rowid, score in rows:
         kind, source, line, end, said = info.get(rowid, ("", 0, 0, 0, ""))
@@ -262,9 +262,10 @@ def _candidates(
         if not held & seen:  # a failed command and its fix share a line: show one
             seen |= held
             boost = 1.0
-            if shaped and shapes.holds(said, shaped):
+            has = shapes.held(said, shaped) if shaped else ()
+            if has:
                 boost = SHAPE_BOOST
-                holding.add(int(rowid))
+                holding[int(rowid)] = has
             strength[int(rowid)] = -float(score) * PRIOR.get(kind, 1.0) * boost
     return dict(sorted(strength.items(), key=lambda kv: -kv[1])), holding
 

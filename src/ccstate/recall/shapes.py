@@ -79,4 +79,9 @@ def asked(question: str) -> tuple[str, ...]:
 
 def holds(text: str, shapes: tuple[str, ...]) -> bool:
     """True when `text` holds a figure of one of `shapes`."""
-    return any(_ANSWERS[shape].search(text) for shape in shapes)
+    return bool(held(text, shapes))
+
+
+def held(text: str, shapes: tuple[str, ...]) -> tuple[str, ...]:
+    """The `shapes` of which `text` holds a figure, in their order."""
+    return tuple(shape for shape in shapes if _ANSWERS[shape].search(text))
