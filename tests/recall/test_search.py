@@ -255,3 +255,36 @@ def test_a_moment_holding_one_asked_shape_is_credited_only_that_shapes_words(
     assert "big" in hits[0].matched  # a size: "how big" is answered
     assert "version" not in hits[0].matched  # no version in it: "which version" is not
     c.close()
+
+
+class _Ranked:
+    """An embedder whose ranking is given: what search fuses with BM25."""
+
+    floor = 0.5
+
+    def __init__(self, cosines: dict[int, float]) -> None:
+        self.cosines = cosines
+
+    def rank(self, con, text, where, params, limit):  # type: ignore[no-untyped-def]
+        return dict(self.cosines)
+
+
+def test_a_near_whole_lexical_match_keeps_its_place_ahead_of_the_fusion(tmp_path: Path) -> None:
+    records = [
+        prompt_record(
+            "make the webhook client retry with exponential backoff", "s1", "2026-03-01T10:00:00Z"
+        ),
+        prompt_record("show me the webhook logs", "s1", "2026-03-01T11:00:00Z"),
+    ]
+    files = [write_jsonl(tmp_path / "s1.jsonl", records)]
+    con = index.connect(tmp_path / "state")
+    srcs = [sources.transcript_source(f) for f in files]
+    index.update(con, srcs, redactor=redact.Redactor(), max_bytes=1 << 30)
+    question = search.Query("webhook retry exponential backoff", floor=0.0)
+    whole, partial = (h.id for h in search.search(con, question))
+    # the semantic ranking prefers the moment that matches one word of four
+    fused = search.search(con, question, _Ranked({partial: 0.9}))  # type: ignore[arg-type]
+    assert [h.id for h in fused] == [whole, partial]
+    # by reciprocal rank alone the partial match would come first
+    assert search.fuse([[whole, partial], [partial]])[0] == partial
+    con.close()

@@ -33,6 +33,10 @@ PARTS_WEIGHT = 0.5
 FLOOR = 0.4  # the least share of the question's information a hit must match
 CANDIDATES = 100  # ranked by BM25 before scoring
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
+# With an embedding model, BM25's best PINNED candidates that match at least PIN_COVERAGE of
+# the question keep their places ahead of the fused ranking (bench/recall_eval.py).
+PINNED = 3
+PIN_COVERAGE = 0.8
 DF_CAP = 5000  # a term in more documents than this counts as this common (bounded cost)
 COMMON = 0.02  # a term in more than this share of the moments does not pick candidates
 COMMON_MIN = 2000  # below this the whole question is scored directly (cheap enough)
@@ -126,26 +130,33 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
     expr = _match_expr(terms, _probe(terms, found, total))
     shaped = shapes.asked(query.text)
     bm25, holding = _candidates(con, expr, where, params, shaped)
-    order = list(bm25)
-    semantic: dict[int, float] = {}
-    if embedder is not None:
-        semantic = embedder.rank(con, query.text, where, params, CANDIDATES)
-        order = fuse([order, list(semantic)])
     whole = sum(weights.values()) or 1.0
     checked = set(list(bm25)[:COVERED])
     matched: dict[int, list[str]] = {}
     coverage: dict[int, float] = {}
-    keep: list[int] = []
-    for i in order:  # the floor, checked in rank order until enough hits pass it
-        if len(keep) >= query.limit * 3:
-            break
-        if i in checked:
+
+    def cover(i: int) -> float:
+        if i in checked and i not in coverage:
             matched[i] = _terms_in(con, terms, i)
             # a moment holding a figure of an asked shape counts as holding its asking words
             asking = shapes.asking(terms, holding.get(i, ()))
             matched[i] += [t for t in asking if t not in matched[i]]
             coverage[i] = sum(weights[t] for t in matched[i]) / whole
-        if coverage.get(i, 0.0) >= query.floor or semantic.get(i, 0.0) >= embedder_floor(embedder):
+        return coverage.get(i, 0.0)
+
+    order = list(bm25)
+    semantic: dict[int, float] = {}
+    if embedder is not None:
+        semantic = embedder.rank(con, query.text, where, params, CANDIDATES)
+        # what BM25 ranks near the top and matches nearly all of the question stays first:
+        # the fusion only orders what words alone leave uncertain
+        pinned = [i for i in order[:PINNED] if cover(i) >= PIN_COVERAGE]
+        order = pinned + [i for i in fuse([order, list(semantic)]) if i not in pinned]
+    keep: list[int] = []
+    for i in order:  # the floor, checked in rank order until enough hits pass it
+        if len(keep) >= query.limit * 3:
+            break
+        if cover(i) >= query.floor or semantic.get(i, 0.0) >= embedder_floor(embedder):
             keep.append(i)
     hits = _load(con, keep, coverage, semantic, matched)
     hits = _tie_break(hits, bm25 if embedder is None else _rrf_scores(order))
