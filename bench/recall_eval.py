@@ -4,6 +4,8 @@
     python bench/recall_eval.py                   # every set, every method
     python bench/recall_eval.py --set dev -v      # one set, each question's outcome
     python bench/recall_eval.py --model DIR       # fused: BM25 and a local model2vec model
+    python bench/recall_eval.py --sentence-transformer DIR   # fused with a transformer, for
+                                                       # comparison (sentence-transformers)
     python bench/recall_eval.py --set dev --diagnose   # why each miss missed, what the floor
                                                        # sees (not on blind)
 
@@ -348,6 +350,37 @@ def floor_table(
     return out
 
 
+class Transformer:
+    """A sentence-transformers model where recall takes a static one (`embed.Model`'s
+    `encode`): the comparison `--sentence-transformer` makes, what a real transformer adds
+    over a static model at many times the indexing cost. Not something recall can load."""
+
+    def __init__(self, folder: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise SystemExit(
+                "--sentence-transformer needs sentence-transformers: pip install "
+                "sentence-transformers (and a model folder on disk: nothing is downloaded)"
+            ) from None
+        self.folder = Path(folder)
+        self.fingerprint = f"sentence-transformers:{self.folder.resolve()}"
+        self._model = SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
+
+    def encode(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        vectors = self._model.encode(texts, batch_size=64, normalize_embeddings=True)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def load(model: str) -> Any:
+    """`--model DIR` as recall loads it, or `st:DIR` (`--sentence-transformer`)."""
+    if model.startswith("st:"):
+        return Transformer(model[3:])
+    return embed.load_model(model, REPO)
+
+
 def build(corpus: Path, work: Path, model: str) -> tuple[sqlite3.Connection, list[Path], Any]:
     """The corpus indexed as `ccstate recall --reindex` does; the model's vectors when named."""
     files = lay_out(corpus, work / "projects")
@@ -363,7 +396,7 @@ def build(corpus: Path, work: Path, model: str) -> tuple[sqlite3.Connection, lis
     embedder = None
     without = index.used_bytes(con)
     if model:  # as recall.update does after an update, and the CLI before a query
-        loaded = embed.load_model(model, REPO)
+        loaded = load(model)
         embed.update_vectors(con, loaded)
         embedder = embed.Embedder(loaded)
     size = f"index {without / 1e6:.1f} MB"
@@ -405,6 +438,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--model", default=None, help='recall.embedding_model (default: its default); "" for none'
     )
+    parser.add_argument(
+        "--sentence-transformer",
+        metavar="DIR",
+        help="fuse a sentence-transformers model folder instead of --model (a comparison)",
+    )
     parser.add_argument("--floor", type=float, default=None, help="override the score floor")
     parser.add_argument("-v", "--verbose", action="store_true", help="each question's outcome")
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -416,6 +454,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown := [n for n in names if n not in SETS]:
         parser.error(f"--set: no set {', '.join(unknown)} (old, dev, blind)")
     model = str(defaults()["recall.embedding_model"]) if args.model is None else args.model
+    if args.sentence_transformer:
+        model = f"st:{args.sentence_transformer}"
     figures: dict[str, Any] = {"model": model}
     corpora: dict[Path, tuple[sqlite3.Connection, list[Path], Any]] = {}
     ok = True

@@ -141,3 +141,22 @@ def test_the_floor_table_counts_what_each_floor_keeps_and_lets_by() -> None:
     assert lines[1].endswith("at 0.40: keeps 3/4 answering hits, lets by 1/2 no-answer questions")
     assert lines[2].endswith("at 0.60: keeps 2/4 answering hits, lets by 0/2 no-answer questions")
     assert "none" in recall_eval.floor_table([], [], floors=())[0]
+
+
+def test_a_sentence_transformer_comparison_needs_its_package_and_says_so(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    ev = _load()
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(SystemExit, match="pip install sentence-transformers"):
+        ev.load("st:/nowhere")
+
+
+def test_the_distiller_needs_model2vec_and_says_so(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("distill", REPO / "bench" / "distill_static.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(sys.modules, "model2vec", None)
+    monkeypatch.setitem(sys.modules, "model2vec.distill", None)
+    monkeypatch.setattr(sys, "argv", ["distill_static.py", "/nowhere", "/tmp/out"])
+    with pytest.raises(SystemExit, match=r"pip install 'model2vec\[distill\]'"):
+        module.main()
