@@ -18,6 +18,12 @@
 4. Hooks: a 50 MB transcript made of corpus records under one session id, then PreCompact
    on it, 5 MB more, SessionEnd; wall time of each hook process and its `recall_ms`
    (SessionEnd and PreCompact have 30 s each).
+
+`--breakdown` instead: where indexing's time goes, in this process, one file after another
+over the corpus itself (best of `--rounds`): the report's scan of each transcript
+(`usage.scan_file`), recall's extraction of its moments as the index does it, and the same
+extraction with the secret rules off (`Redactor(patterns=False)`: .env values only), so the
+share of indexing that is redaction, and what indexing would cost without it, are figures.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,7 +50,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 import scale_fixtures as fx  # noqa: E402
 
 from ccstate import paths  # noqa: E402
-from ccstate.recall import index, search  # noqa: E402
+from ccstate.recall import index, search, sources  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "transcripts" / "public"
 QUESTIONS = REPO / "bench" / "recall_questions.json"
@@ -163,6 +170,42 @@ def bench_scale(args: argparse.Namespace, work: Path) -> None:
     print(f"`ccstate recall Q --no-update` as a process: median {statistics.median(whole):.0f} ms")
 
 
+def breakdown(args: argparse.Namespace) -> None:
+    """Seconds of the report's scan, of extraction, and of extraction without the secret
+    rules, over the corpus's transcripts in this process (best of `args.rounds`)."""
+    from ccstate import redact, transcript
+    from ccstate.recall import extract
+    from ccstate.report import usage
+
+    files = sorted(args.corpus.rglob("*.jsonl"))
+    transcript.fast_loads()
+    extract.load()
+    redact.prepare()
+    prefixes = usage.notice_prefixes()
+    jobs = [extract.Job(sources.transcript_source(f), 0, 0, "") for f in files]
+    rules, literals_only = redact.Redactor(), redact.Redactor(patterns=False)
+
+    def best(run: Callable[[], object]) -> float:
+        times = []
+        for _round in range(max(1, args.rounds)):
+            started = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    scan = best(lambda: [usage.scan_file(f, prefixes) for f in files])
+    full = best(lambda: [extract.extract(j, redactor=rules) for j in jobs])
+    bare = best(lambda: [extract.extract(j, redactor=literals_only) for j in jobs])
+    size = sum(f.stat().st_size for f in files)
+    print(f"{len(files)} transcripts, {size / 1e6:,.0f} MB, one process, best of {args.rounds}:")
+    print(f"  report's scan                  {scan:6.2f}s  1.00x")
+    print(f"  recall's extraction            {full:6.2f}s  {full / scan:.2f}x")
+    print(
+        f"  extraction, secret rules off   {bare:6.2f}s  {bare / scan:.2f}x"
+        f"  (redaction: {(full - bare) / full:.0%} of extraction)"
+    )
+
+
 def big_transcript(corpus: Path, path: Path, session: str, target: int) -> int:
     """Append corpus records (in file order, repeated) under one session id until `path`
     holds `target` bytes; its size."""
@@ -226,9 +269,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-hook", action="store_true", help="skip the 50 MB hook runs")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="where indexing's time goes (in process)"
+    )
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         raise SystemExit(f"{args.corpus}: no such corpus directory")
+    if args.breakdown:
+        breakdown(args)
+        return 0
     print(f"load average at start: {os.getloadavg()}")
     with tempfile.TemporaryDirectory(prefix="ccstate-bench-recall-") as work:
         bench_scale(args, Path(work))
