@@ -77,11 +77,6 @@ def asked(question: str) -> tuple[str, ...]:
     return tuple(shape for shape, pattern in _QUESTIONS.items() if pattern.search(question))
 
 
-def holds(text: str, shapes: tuple[str, ...]) -> bool:
-    """True when `text` holds a figure of one of `shapes`."""
-    return bool(held(text, shapes))
-
-
 def held(text: str, shapes: tuple[str, ...]) -> tuple[str, ...]:
     """The `shapes` of which `text` holds a figure, in their order."""
     return tuple(shape for shape in shapes if _ANSWERS[shape].search(text))
