@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from helpers import REPO, prompt_record, tool_result_record, tool_use_record, write_jsonl
 
@@ -41,3 +45,22 @@ def test_the_breakdown_times_the_scan_the_extraction_and_the_extraction_without_
     assert all(rows), done.stdout
     assert rows[0] is not None and rows[0].group(2) == "1.00"  # the scan is the unit
     assert re.search(r"redaction: -?\d+% of extraction", lines[3]), done.stdout
+
+
+def test_a_timed_process_reports_its_own_peak_memory_and_fails_loudly(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "bench_recall", REPO / "scripts" / "bench_recall.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    env = dict(os.environ)
+    wall, cpu = bench.timed(
+        [sys.executable, "-c", "x = bytearray(80 << 20); x[::4096] = b'1' * len(x[::4096])"], env
+    )
+    assert wall > 0 and cpu > 0
+    assert 80 <= bench.PEAK_MB[0] < 400  # this child's resident set, not the test's
+    with pytest.raises(SystemExit, match=r"failed \(3\).*boom"):
+        bench.timed(
+            [sys.executable, "-c", "import sys; sys.stderr.write('boom'); sys.exit(3)"], env
+        )
