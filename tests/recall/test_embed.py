@@ -11,7 +11,7 @@ import pytest
 from ccstate import redact
 from ccstate.errors import CcstateError
 from ccstate.recall import embed, index, search, sources
-from helpers import make_static_model, text_record, write_jsonl
+from helpers import make_static_model, prompt_record, text_record, write_jsonl
 
 np = pytest.importorskip("numpy")
 
@@ -137,4 +137,26 @@ def test_nothing_to_embed_takes_no_write_lock(tmp_path: Path) -> None:
     con.execute("DELETE FROM vecs")  # a moment without its vector: embedded again
     con.commit()
     assert embed.update_vectors(con, model) == 1
+    con.close()
+
+
+def test_past_its_deadline_a_hook_keeps_what_it_embedded_and_the_next_update_goes_on(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A model named over a big index: a hook embeds what its budget leaves time for, a
+    batch at a time, and commits it; the next update embeds the rest."""
+    model = embed.load_model(str(make_static_model(tmp_path / "m")))
+    texts = [f"Added exponential backoff step {n} " + "x " * 60 for n in range(5)]
+    records = [prompt_record(t, "s1", f"2026-03-01T10:0{n}:00Z") for n, t in enumerate(texts)]
+    con = indexed(tmp_path, [write_jsonl(tmp_path / "s1.jsonl", records)])
+    assert con.execute("SELECT count(*) FROM docs").fetchone()[0] == 5
+    monkeypatch.setattr(embed, "BATCH", 2)
+    clock = iter([0.0, 2.0, 3.0])  # the deadline (1.0) passes before the second batch
+    monkeypatch.setattr("time.monotonic", lambda: next(clock))
+    assert embed.update_vectors(con, model, deadline=1.0) == 2
+    assert con.execute("SELECT count(*) FROM vecs").fetchone()[0] == 2
+    monkeypatch.undo()
+    assert embed.vectors_current(con, model)  # what is there ranks
+    assert embed.update_vectors(con, model) == 3  # no deadline: the rest
+    assert embed.update_vectors(con, model) == 0
     con.close()

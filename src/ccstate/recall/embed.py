@@ -218,8 +218,13 @@ def _same_ids(con: sqlite3.Connection) -> bool:
     return tuple(docs) == tuple(vecs)
 
 
-def update_vectors(con: sqlite3.Connection, model: Model) -> int:
-    """Embed the moments that have no vector yet (all of them when the model changed)."""
+def update_vectors(con: sqlite3.Connection, model: Model, deadline: float | None = None) -> int:
+    """Embed the moments that have no vector yet (all of them when the model changed); how
+    many. Past `deadline` (`time.monotonic()`, a hook's budget) no further batch starts: what
+    is embedded is kept, and the next update embeds the rest (a model named over a big index
+    is embedded over several hook runs, or at once by `ccstate recall`)."""
+    import time
+
     import numpy as np
 
     if vectors_current(con, model) and _same_ids(con):
@@ -238,18 +243,22 @@ def update_vectors(con: sqlite3.Connection, model: Model) -> int:
         todo = con.execute(
             "SELECT id, title, body FROM docs WHERE id NOT IN (SELECT id FROM vecs) ORDER BY id"
         ).fetchall()
+        done = 0
         for start in range(0, len(todo), BATCH):
+            if deadline is not None and time.monotonic() > deadline:
+                break
             chunk = todo[start : start + BATCH]
             blobs = quantise(model.encode([f"{t}\n{b}" for _i, t, b in chunk]), np)
             con.executemany(
                 "INSERT INTO vecs(id, v) VALUES (?, ?)",
                 [(r[0], blobs[n]) for n, r in enumerate(chunk)],
             )
+            done += len(chunk)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return len(todo)
+    return done
 
 
 class Embedder:

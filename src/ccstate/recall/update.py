@@ -96,7 +96,7 @@ def update_for_hook(
         return {"recall": f"skipped: {exc}"}
     try:
         report = _session_and_catch_up(con, project, state, config, transcript_path, deadline)
-        semantic_off = _after(con, project, state, config)
+        semantic_off = _after(con, project, state, config, deadline)
     except (sqlite3.OperationalError, CcstateError) as exc:  # locked by a reindex
         return {"recall": f"skipped: {exc}"}
     finally:
@@ -140,21 +140,30 @@ def _session_and_catch_up(
     return report
 
 
-def _after(con: sqlite3.Connection, project: Path, state: Path, config: Config) -> str:
-    """The summary, then the configured model's vectors for new moments; '' or why semantic
-    ranking is off (no numpy, a missing or broken model folder): BM25 still has every moment."""
+def _after(
+    con: sqlite3.Connection,
+    project: Path,
+    state: Path,
+    config: Config,
+    deadline: float | None = None,
+) -> str:
+    """The summary, then the configured model's vectors for new moments (those `deadline`
+    leaves time for, in a hook); '' or why semantic ranking is off (no numpy, a missing or
+    broken model folder): BM25 still has every moment."""
     index.write_summary(state, index.stats(con))
-    return _vectors(con, project, config)
+    return _vectors(con, project, config, deadline)
 
 
-def _vectors(con: sqlite3.Connection, project: Path, config: Config) -> str:
+def _vectors(
+    con: sqlite3.Connection, project: Path, config: Config, deadline: float | None = None
+) -> str:
     name = str(config.get("recall.embedding_model"))
     if not name:
         return ""
     from ccstate.recall import embed
 
     try:
-        embed.update_vectors(con, embed.load_model(name, project))
+        embed.update_vectors(con, embed.load_model(name, project), deadline)
     except CcstateError as exc:
         return str(exc)
     return ""
