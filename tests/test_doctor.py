@@ -153,6 +153,16 @@ def test_the_semantic_ranking_a_configured_model_gives(git_project: Path) -> Non
     )
     con = index.connect(state)
     embed.update_vectors(con, embed.load_model(str(folder)))
+    moments = con.execute("SELECT count(*) FROM docs").fetchone()[0]
+    assert moments > 1
+    con.execute("DELETE FROM vecs WHERE id = (SELECT max(id) FROM vecs)")  # a hook ran short
+    con.commit()
+    check = doctor.check_recall(git_project, state, embed.semantic_status)
+    assert check.level == "ok" and check.message.endswith(
+        f"; semantic ranking on ({folder}) for {moments - 1:,} of {moments:,} moments so far "
+        "(`ccstate recall` embeds the rest)"
+    )
+    embed.update_vectors(con, embed.load_model(str(folder)))
     con.close()
     check = doctor.check_recall(git_project, state, embed.semantic_status)
     assert check.level == "ok" and check.message.endswith(f"; semantic ranking on ({folder})")

@@ -316,10 +316,19 @@ def semantic_status(name: str, project: Path, index_file: Path) -> tuple[str, bo
         con = sqlite3.connect(f"file:{index_file}?mode=ro", uri=True)
         try:
             current = vectors_current(con, model)
+            if current:  # a hook embeds within its budget: the rest may still be to come
+                embedded = con.execute("SELECT count(*) FROM vecs").fetchone()[0]
+                moments = con.execute("SELECT count(*) FROM docs").fetchone()[0]
         finally:
             con.close()
     except (CcstateError, sqlite3.Error) as exc:
         return f"; semantic ranking off (BM25 alone): {exc}", True
     if not current:
         return "; semantic ranking off until `ccstate recall` embeds the moments", True
+    if embedded < moments:
+        return (
+            f"; semantic ranking on ({model.folder}) for {embedded:,} of {moments:,} moments "
+            "so far (`ccstate recall` embeds the rest)",
+            False,
+        )
     return f"; semantic ranking on ({model.folder})", False
