@@ -160,3 +160,29 @@ def test_past_its_deadline_a_hook_keeps_what_it_embedded_and_the_next_update_goe
     assert embed.update_vectors(con, model) == 3  # no deadline: the rest
     assert embed.update_vectors(con, model) == 0
     con.close()
+
+
+def test_a_transcript_read_again_from_its_start_gets_its_new_moments_embedded(
+    tmp_path: Path,
+) -> None:
+    """A rewritten transcript is read again from its start: its moments are deleted and the
+    new ones take the freed ids (SQLite reuses the highest). Their vectors must be of the new
+    text, never the old moment's that had the same id."""
+    model = embed.load_model(str(make_static_model(tmp_path / "m")))
+    path = tmp_path / "s1.jsonl"
+    write_jsonl(path, [prompt_record("retry the webhook client " + "x " * 40, "s1")])
+    con = indexed(tmp_path, [path])
+    assert embed.update_vectors(con, model) == 1
+    (first,) = con.execute("SELECT id FROM docs").fetchone()
+    write_jsonl(path, [prompt_record("parse ISO weeks in dates " + "y " * 40, "s1")])
+    index.update(
+        con, [sources.transcript_source(path)], redactor=redact.Redactor(), max_bytes=1 << 30
+    )
+    (again, text) = con.execute("SELECT id, title || char(10) || body FROM docs").fetchone()
+    assert again == first  # the freed id, taken again
+    embed.update_vectors(con, model)
+    (blob,) = con.execute("SELECT v FROM vecs WHERE id = ?", (again,)).fetchone()
+    want = model.encode([text])[0]
+    got = embed.dequantised_scores([blob], want, np)[0]
+    assert got > 0.99  # the vector is the new text's (its cosine with itself)
+    con.close()

@@ -363,12 +363,16 @@ def _store(con: sqlite3.Connection, job: Job, got: Extracted) -> int:
 
 
 def delete_docs(con: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
-    """Delete moments from `docs` and their entries from `fts` (external content: by hand)."""
+    """Delete moments from `docs`, their entries from `fts` (external content: by hand) and
+    their vectors: the next moments may take the freed ids (SQLite reuses the highest), and
+    must not inherit a vector of another text."""
     con.execute(
         "INSERT INTO fts(fts, rowid, title, body, parts) "
         f"SELECT 'delete', id, title, body, parts FROM docs WHERE {where}",
         params,
     )
+    if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'vecs'").fetchone():
+        con.execute(f"DELETE FROM vecs WHERE id IN (SELECT id FROM docs WHERE {where})", params)
     con.execute(f"DELETE FROM docs WHERE {where}", params)
 
 
