@@ -22,6 +22,7 @@ from ccstate.recall.text import clip
 Prep = Callable[[str], str]  # a text redacted where a cut may look (`moments._output`)
 
 OUTPUT_CAP = 800  # characters of an output's telling lines kept in a moment
+SHORT_CAP = 600  # the telling lines of a command's output, an error or a hook's stderr
 HEAD_LINES = 8  # an output's first lines are kept whatever they hold
 LINE_CAP = 240
 SCAN_LINES = 2000  # lines of a long output looked through
@@ -119,10 +120,10 @@ def _attachment(a: dict[str, Any], prep: Prep) -> tuple[str, str, str] | None:
         title = f"hook {a.get('hookName') or a.get('hookEvent') or ''}".strip()
         return ("output", title, body) if body else None
     if kind in ("hook_non_blocking_error", "hook_blocking_error", "hook_error_during_execution"):
-        body = telling(prep(_text(a.get("stderr")) or _text(a.get("content"))), 600)
+        body = telling(prep(_text(a.get("stderr")) or _text(a.get("content"))), SHORT_CAP)
         return ("error", f"hook {a.get('hookName') or ''}".strip(), body) if body else None
     if kind == "edited_text_file":
-        body = telling(prep(_text(a.get("snippet"))), 600)
+        body = telling(prep(_text(a.get("snippet"))), SHORT_CAP)
         return ("output", f"edited by the user: {a.get('filename') or ''}".strip(), body)
     if kind == "nested_memory":
         content = a.get("content")
@@ -152,7 +153,7 @@ def _system(record: dict[str, Any], prep: Prep) -> tuple[str, str, str] | None:
         error = record.get("error")
         cause = record.get("cause")
         found = [_text(x) for x in (content, error, cause) if x]
-        body = telling(prep("\n".join(f for f in found if f)), 600) or "API error"
+        body = telling(prep("\n".join(f for f in found if f)), SHORT_CAP) or "API error"
         return ("error", "API error", body)
     if subtype == "turn_duration":
         ms = record.get("durationMs")
@@ -168,7 +169,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 def local_output(text: str) -> str:
     """A local slash command's record (`/model`, `/add-dir`) as text: its name, arguments and
     what it printed, without tags or terminal colours."""
-    return telling(_ANSI.sub("", _untag(text)), 600)
+    return telling(_ANSI.sub("", _untag(text)), SHORT_CAP)
 
 
 def _duration(ms: float) -> str:

@@ -201,8 +201,9 @@ class TranscriptMoments:
         self._emit(kind, line, self._clip(title, TITLE_CAP), body)
 
     def _prep(self, text: str) -> str:
-        """A record's text redacted where `facts` may cut it (its head)."""
-        if len(text) <= facts.OUTPUT_CAP:
+        """A record's text redacted where `facts` may cut it (its head): every text longer
+        than the shortest cap `facts` cuts a record's text to (`SHORT_CAP`)."""
+        if len(text) <= facts.SHORT_CAP:
             return text
         return self._before_cut(text, head=OUTPUT_HEAD)
 
@@ -381,9 +382,9 @@ class TranscriptMoments:
         a short output is cut nowhere and kept whole (the index redacts it)."""
         if failed and len(text) > _SHORTEST_CUT:
             return self._before_cut(text, head=SCAN_CAP, tail=SCAN_CAP)
+        if not failed and name == "Bash" and len(text) > OUTPUT_CAP:  # `_command` cuts it
+            return self._before_cut(text, head=COMMAND_HEAD, tail=COMMAND_TAIL)
         if not failed and len(text) > facts.OUTPUT_CAP:  # `facts.telling` cuts it
-            if name == "Bash":
-                return self._before_cut(text, head=COMMAND_HEAD, tail=COMMAND_TAIL)
             return self._before_cut(text, head=OUTPUT_HEAD)
         return text
 
