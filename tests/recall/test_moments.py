@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ccstate import redact
 from ccstate.recall import moments
+from gitleaks_corpus import surviving, windows
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record
 
 SESSION = [
@@ -236,44 +238,43 @@ def test_a_read_of_source_code_is_skipped_undecoded_and_a_note_is_not() -> None:
 ONE_PASSWORD = "ops_eyJ" + "ab12Cd34Ef56Gh78Ij90KlMnOpQrStUvWxYz" * 17  # a long token, 619 chars
 
 
+def stored_with_redaction(records: list[dict[str, Any]]) -> list[str]:
+    """Each moment's title and body as the index stores them (`extract._row`: redacted, a
+    body cut from a redacted text as it is)."""
+    red = redact.Redactor()
+    ex = moments.TranscriptMoments("s1", None, red)
+    for line, record in enumerate(records, start=1):
+        ex.feed(line, record)
+    ex.finish()
+    return [
+        red.redact(m.title) + "\n" + (m.body if m.redacted else red.redact(m.body))
+        for m in ex.drain()
+    ]
+
+
 @pytest.mark.parametrize("size", [610, 700, 790])  # past the command cap (600), under 800
 def test_a_command_output_cut_to_its_telling_lines_is_redacted_before_the_cut(size: int) -> None:
     """A successful command's output between the command moment's cap (600) and the output
     cap (800) is cut (`facts.telling` clips its lines at 240): it must be redacted before,
     or a long secret's cut part survives the redaction after (found by the writers' property
     test, a 1Password service account token in a commit's subject)."""
-    from ccstate import redact
-    from gitleaks_corpus import surviving, windows
-
     line = f'[main 0000001] "sourceContent": "{ONE_PASSWORD}\\n",'
+    assert "REDACTED" in redact.Redactor().redact(line)  # the rule finds the whole token
     out = (line + "\n 1 file changed" + " " * size)[:size]
-    red = redact.Redactor()
-    assert "REDACTED" in red.redact(line)  # the rule finds the whole token
-    ex = moments.TranscriptMoments("s1", None, red)
-    records = [
-        tool_use_record("t1", "Bash", {"command": "git commit -am 'step 0'"}),
-        tool_result_record("t1", out),
-    ]
-    for n, record in enumerate(records, start=1):
-        ex.feed(n, record)
-    ex.finish()
-    found = [
-        red.redact(m.title) + "\n" + (m.body if m.redacted else red.redact(m.body))
-        for m in ex.drain()
-    ]
-    assert found
-    assert not any(surviving(text, windows(ONE_PASSWORD)) for text in found)
+    stored = stored_with_redaction(
+        [
+            tool_use_record("t1", "Bash", {"command": "git commit -am 'step 0'"}),
+            tool_result_record("t1", out),
+        ]
+    )
+    assert stored
+    assert not any(surviving(text, windows(ONE_PASSWORD)) for text in stored)
 
 
 @pytest.mark.parametrize("size", [610, 790])
 def test_a_record_text_cut_to_600_is_redacted_before_the_cut(size: int) -> None:
     """The same for a record's text `facts` cuts to 600 (an API error): redacted before."""
-    from ccstate import redact
-    from gitleaks_corpus import surviving, windows
-
     text = (f'request failed: "sourceContent": "{ONE_PASSWORD}\\n",' + " x" * size)[:size]
-    red = redact.Redactor()
-    ex = moments.TranscriptMoments("s1", None, red)
     record = {
         "type": "system",
         "subtype": "api_error",
@@ -281,11 +282,6 @@ def test_a_record_text_cut_to_600_is_redacted_before_the_cut(size: int) -> None:
         "sessionId": "s1",
         "timestamp": "2026-03-01T10:00:00Z",
     }
-    ex.feed(1, record)
-    ex.finish()
-    found = [
-        red.redact(m.title) + "\n" + (m.body if m.redacted else red.redact(m.body))
-        for m in ex.drain()
-    ]
-    assert found
-    assert not any(surviving(t, windows(ONE_PASSWORD)) for t in found)
+    stored = stored_with_redaction([record])
+    assert stored
+    assert not any(surviving(text, windows(ONE_PASSWORD)) for text in stored)
