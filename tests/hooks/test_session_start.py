@@ -18,8 +18,7 @@ def test_capsule_golden(git_project: Path) -> None:
     assert capsule(git_project) == (
         "[ccstate] project state for project\n"
         "- handoff: none yet (written to .ccstate/ at compaction, and at session end unless "
-        "the session only read and talked)\n"
-        "- decisions: none recorded yet"
+        "the session only read and talked)"
     )
 
 
