@@ -127,7 +127,7 @@ def test_gist_is_short_and_in_capsule_order() -> None:
         ),
         ("latest prompt", "Now also handle ordinal dates like 2026-060, and keep D3 in mind."),
         ("changed", "2 files (src/dates.py, tests/test_weeks.py); 1 commit"),
-        ("checks", "`npm run build` FAILED; `python -m pytest -q tests/test_weeks.py` passed"),
+        ("checks", "`npm run build`: FAILED (exit 2); `pytest tests/test_weeks.py`: 2 passed"),
         ("open", "3 open todos, 1 unresolved error"),
     )
 
