@@ -134,7 +134,7 @@ def test_a_start_after_a_new_handoff_reads_the_summary_not_the_index(
     for n in range(40):
         persist(git_project, f"s{n:02d}", f"step {n}")
     cached = json.loads(Path(handoff.summary_path(state(git_project))).read_text())
-    assert cached["stamp"] == store.file_stamp(handoff.index_path(state(git_project)))
+    assert cached["stamp"] == [store.file_stamp(handoff.index_path(state(git_project))), None]
     index_unread(monkeypatch)
     lines = capsule(git_project)
     assert lines[1:] == [

@@ -46,7 +46,7 @@ def test_the_capsule_after_compaction_points_at_this_sessions_handoff(
     assert (code, err) == (0, "")
     text = parsed["hookSpecificOutput"]["additionalContext"]
     assert "- handoff (PreCompact, session 5e55104e, branch main @ " in text
-    assert f"full handoff: .ccstate/handoff/branches/main/{SID}.md" in text
+    assert f"3 open todos, 1 unresolved error in .ccstate/handoff/branches/main/{SID}.md" in text
 
 
 def test_pre_compact_indexes_the_session_for_recall_once(git_project: Path, tmp_path: Path) -> None:

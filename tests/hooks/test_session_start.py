@@ -16,11 +16,8 @@ def capsule(project: Path, source: str = "startup") -> str:
 
 def test_capsule_golden(git_project: Path) -> None:
     assert capsule(git_project) == (
-        "[ccstate] project state for project\n"
-        "- handoff: none yet (written to .ccstate/ at compaction, and at session end unless "
-        "the session only read and talked)\n"
-        "- decisions: none recorded yet"
-    )
+        "[ccstate] project state for project\n- decisions: none recorded yet"
+    )  # no handoff: no handoff line (#42); the decisions line is #43's
 
 
 def test_capsule_is_byte_identical_for_identical_state(git_project: Path) -> None:

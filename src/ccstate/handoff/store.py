@@ -25,6 +25,7 @@ from ccstate.errors import StateError
 from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import facts as handoff_facts
 from ccstate.handoff import index as handoff
+from ccstate.handoff import passed as handoff_passed
 from ccstate.handoff.scan import Scan, iter_numbered
 from ccstate.transcript import Deadline
 
@@ -125,6 +126,9 @@ def write_handoff(
         roots=roots,
         compactions=compactions,
     )
+    found = handoff_passed.found_in(scan.checks.values(), session, meta.written, redactor)
+    if found and (event != "SessionEnd" or doc.substantive()):
+        handoff_passed.record(state, snap.branch, found)  # before the index: its summary reads it
     result = persist(state, config, doc, redactor, skip_trivial=event == "SessionEnd")
     facts = handoff_facts.steer_facts(scan, snap, notes, redactor, roots)
     return dataclasses.replace(result, facts=facts)
@@ -221,6 +225,7 @@ def _entry(doc: handoff_doc.Handoff, rel: str, seq: int, fingerprint: str) -> di
         "path": rel,
         "fingerprint": fingerprint,
         "gist": [list(pair) for pair in doc.gist],
+        "adds": list(handoff_doc.adds(doc)),  # what the file says beyond the gist (gist.py)
     }
 
 
