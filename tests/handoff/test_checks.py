@@ -164,3 +164,28 @@ def test_failure_line() -> None:
         == "Error: Cannot find module 'x'"
     )
     assert failure_line("Exit code 1\nplain") == "plain"
+
+
+def test_several_package_scripts_each_read_their_own_output() -> None:
+    """`> name@1.0 script` lines cut the output per script; a post-script means the script
+    passed; a script whose line never shows never started."""
+    line = "npm run lint && npm run typecheck && npm run build && npm run test"
+    out = (
+        "> app@1.0.0 lint\n> eslint .\n\n\u2716 3 problems (0 errors, 3 warnings)\n\n"
+        "> app@1.0.0 typecheck\n> tsc --noEmit\n\nsrc/a.ts(1,1): error TS2322: no\n"
+    )
+    assert said(line, "Exit code 2\n" + out, Status(2)) == [
+        "npm run lint: 0 errors",
+        "npm run typecheck: FAILED (1 error)",
+        "npm run build: did not run (an earlier step failed)",
+        "npm test: did not run (an earlier step failed)",
+    ]
+    piped = "npm run build 2>&1 | tail -3"
+    assert said(piped, "\n> app@1.0.0 postbuild\n> chmod +x dist/cli.js\n") == [
+        "npm run build: postbuild ran"
+    ]
+    quiet = "npm run lint && npm run -s build"
+    assert said(quiet, "> app@1.0.0 lint\n> eslint .\n") == [
+        "npm run lint: passed",
+        "npm run build: passed",
+    ]

@@ -85,3 +85,25 @@ def test_check_runs(line: str, expected: list[tuple[str, str, str]]) -> None:
 )
 def test_not_checks(line: str) -> None:
     assert runs(line) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("./node_modules/.bin/vite build", [("vite", "build", "")]),
+        ("npx next build", [("next", "build", "")]),
+        ("cargo llvm-cov --html", [("cargo llvm-cov", "test", "")]),
+        ("bash -n scripts/a.sh && echo ok", [("bash -n", "lint", "scripts/a.sh")]),
+        ("cargo clippy -- -W clippy::unwrap_used", [("cargo clippy", "lint", "")]),
+        (
+            "mix format --check-formatted; mix credo",
+            [("mix format", "lint", ""), ("mix credo", "lint", "")],
+        ),
+    ],
+)
+def test_more_check_runs(line: str, expected: list[tuple[str, str, str]]) -> None:
+    assert runs(line) == expected
+
+
+def test_vite_dev_is_no_check() -> None:
+    assert runs("npx vite --port 3000") == []

@@ -31,6 +31,9 @@ BACKGROUND, UNFINISHED = "started in the background", "did not finish"
 _STATUS_REF = re.compile(r"\$\?|\$\{?PIPESTATUS(?:\[(\d+)\])?\}?")
 _EXIT_HEADER = re.compile(r"\AExit code (\d+)")
 _LOOKUPS = frozenset({"command", "which", "type", "hash"})
+# What npm and pnpm print before a script's output: `> name@1.0.0 lint` (then the command).
+_QUIET = frozenset({"-s", "--silent", "-q", "--quiet", "--loglevel", "--reporter=silent"})
+_SCRIPT_HEADER = re.compile(r"^> \S+@\S+ ([\w:.-]+)", re.M)
 
 
 @dataclass(frozen=True)
@@ -129,13 +132,13 @@ def _decide(
     if run.family == "any" and outcomes.no_script(text):
         return NOT_RUN, "no such script or target"
     own = _own_status(run.index, simples, text, status)
-    found = outcomes.summary(run.family, text) if len(_same_family(run, runs)) == 1 else None
+    found = _summary(run, runs, text)
     if found is not None:
         ok, figure = found
         if ok and own not in (None, 0):
             return FAILED, f"{figure}; exit {own}" if own != -1 else figure
         return (PASSED if ok else FAILED), figure
-    if _chain_broken(run, runs, before, simples):
+    if _chain_broken(run, runs, before, simples) or _script_silent(run, simples, text):
         return NOT_RUN, "an earlier step failed"
     if run.family == "any" and (inner := outcomes.inner_missing(text)):
         return MISSING, f"{inner} not found"
@@ -160,6 +163,43 @@ def _by_status(
     if run.family != "any" and outcomes.crashed(text):
         return FAILED, "crashed"
     return (PIPED if simples[run.index].joiner == "|" else HIDDEN), ""
+
+
+def _summary(run: Run, runs: list[Run], text: str) -> tuple[bool, str] | None:
+    """The run's own summary: from the whole output when no other run of the line prints
+    summaries alike; else, for a package script, from its part of the output."""
+    script = _script_name(run)
+    heads = [(m.start(), m.group(1)) for m in _SCRIPT_HEADER.finditer(text)] if script else []
+    if any(name == f"post{script}" for _pos, name in heads):
+        return True, f"post{script} ran"  # npm runs a post-script only when the script passed
+    if len(_same_family(run, runs)) == 1:
+        return outcomes.summary(run.family, text)
+    start = next((pos for pos, name in heads if name == script), None)
+    if start is None:
+        return None
+    others = {_script_name(r) for r in runs if r is not run} - {""}
+    others |= {f"{edge}{name}" for name in others for edge in ("pre", "post")}
+    end = next((pos for pos, name in heads if pos > start and name in others), len(text))
+    return outcomes.summary(run.family, text[start:end])
+
+
+def _script_silent(run: Run, simples: list[Simple], text: str) -> bool:
+    """A package script whose `> name@1.0 script` line is missing where another script's is
+    there never started (its output went into no pipe and it was not told to be quiet)."""
+    script = _script_name(run)
+    words = simples[run.index].words
+    if not script or simples[run.index].joiner == "|" or _QUIET.intersection(words):
+        return False
+    names = {m.group(1) for m in _SCRIPT_HEADER.finditer(text)}
+    return bool(names) and not {script, f"pre{script}"} & names
+
+
+def _script_name(run: Run) -> str:
+    """The package script a run starts (`npm run lint` -> `lint`), or ""."""
+    words = run.tool.split()
+    if words[0] not in ("npm", "pnpm", "yarn", "bun") or len(words) < 2:
+        return ""
+    return words[-1]
 
 
 def _same_family(run: Run, runs: list[Run]) -> list[Run]:

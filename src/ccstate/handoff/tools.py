@@ -17,7 +17,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from ccstate.handoff.commands import ASSIGN, VALUED, Simple, options, unwrap
+from ccstate.handoff.commands import ASSIGN, Simple, options, unwrap
 
 Spec = tuple[str, str]  # (family: the summaries it prints, outcomes.py; kind)
 TEST, BUILD, LINT, TYPE = "test", "build", "lint", "type"
@@ -52,6 +52,7 @@ DIRECT: dict[str, Spec] = {
     **dict.fromkeys(
         ("gcc", "g++", "clang", "clang++", "cc", "c++", "rustc", "javac"), ("any", BUILD)
     ),
+    **dict.fromkeys(("vite", "next", "webpack", "rollup", "tsup", "esbuild"), ("any", BUILD)),
 }
 # A tool that checks only in some modes: one of these words must be there (black rewrites
 # files without --check), or its subcommand must be one of them (`playwright test`).
@@ -63,11 +64,14 @@ NEEDS: dict[str, frozenset[str]] = {
     "cypress": frozenset({"run"}),
     "biome": frozenset({"check", "lint", "ci"}),
     "golangci-lint": frozenset({"run"}),
+    "vite": frozenset({"build"}),
+    "next": frozenset({"build"}),
 }
 SUBCOMMANDS: dict[str, tuple[str, dict[str, str]]] = {
     "cargo": (
         "cargo",
-        {"test": TEST, "t": TEST, "nextest": TEST, "build": BUILD, "b": BUILD}
+        {"test": TEST, "t": TEST, "nextest": TEST, "llvm-cov": TEST, "tarpaulin": TEST}
+        | {"build": BUILD, "b": BUILD}
         | {"check": TYPE, "c": TYPE, "clippy": LINT, "fmt": LINT},
     ),
     "go": ("go", {"test": TEST, "build": BUILD, "vet": LINT}),
@@ -89,6 +93,15 @@ SUBCOMMANDS: dict[str, tuple[str, dict[str, str]]] = {
     "pre-commit": ("any", {"run": LINT}),
     "ruff": ("ruff", {"check": LINT, "format": LINT}),
     "bun": ("bun", {"test": TEST, "build": BUILD}),
+}
+# Subcommands whose output is another tool's: their own summary readers (outcomes.py).
+SUB_FAMILY = {
+    **dict.fromkeys((("cargo", "build"), ("cargo", "check"), ("cargo", "clippy")), "cargo-build"),
+    **dict.fromkeys((("go", "build"), ("go", "vet")), "go-build"),
+    ("mix", "compile"): "mix-compile",
+    ("mix", "credo"): "credo",
+    ("mix", "dialyzer"): "dialyzer",
+    ("mix", "format"): "quiet",
 }
 SUB_NEEDS = {("cargo", "fmt"): {"--check"}, ("mix", "format"): {"--check-formatted"}}
 SUB_NEEDS[("ruff", "format")] = {"--check", "--diff"}
@@ -115,6 +128,16 @@ SCRIPT_FILE = re.compile(
     r"^(?:run[_-]?)?tests?(?:[_-]\w+)?\.(?:py|sh)$|^test_\w+\.py$|^\w+_test\.py$"
     r"|^(?:check|lint|build|ci|runtests)(?:[_-]\w+)?\.sh$|^runtests\.py$"
 )
+_MAKE_VALUED = frozenset({"-C", "-f", "--file", "--makefile", "--directory", "-l", "-o", "-W"})
+_RUNNER_VALUED = {  # a runner's options that take a value
+    "make": _MAKE_VALUED | {"-I"},
+    "just": frozenset({"-f", "--justfile", "-d", "--working-directory"}),
+    "npm": frozenset({"--prefix", "-w", "--workspace", "-C"}),
+    "pnpm": frozenset({"--filter", "-F", "-C", "--dir", "--workspace-dir"}),
+    "yarn": frozenset({"--cwd"}),
+    "gradle": frozenset({"-p", "--project-dir", "-x", "--exclude-task"}),
+    "mvn": frozenset({"-pl", "--projects", "-f", "--file", "-P", "-T", "-s"}),
+}
 _RUFF_OTHER = frozenset({"rule", "clean", "server", "config", "linter", "version", "analyze"})
 _PM_BUILTINS = frozenset(
     {"install", "i", "add", "remove", "rm", "uninstall", "update", "upgrade", "up", "outdated"}
@@ -212,6 +235,8 @@ def _python(words: tuple[str, ...], index: int) -> Run | None:
 
 def _interpreted(words: tuple[str, ...], index: int) -> Run | None:
     """`node node_modules/.bin/jest`, `php vendor/bin/phpunit`, `bash run_tests.sh`."""
+    if _base(words[0]) in ("bash", "sh", "zsh") and words[1:2] == ("-n",) and len(words) > 2:
+        return Run(f"{_base(words[0])} -n", "any", LINT, names_of(words), words[2], index)
     args = options(words[1:])
     if not args:
         return None
@@ -224,6 +249,10 @@ def _interpreted(words: tuple[str, ...], index: int) -> Run | None:
     if SCRIPT_FILE.match(script):
         return Run(args[0], "any", _kind(script), (args[0],), _target(args[1:]), index)
     return None
+
+
+def names_of(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((words[0], _base(words[0]))))
 
 
 def _direct(exe: str, words: tuple[str, ...], names: tuple[str, ...], index: int) -> Run | None:
@@ -255,13 +284,14 @@ def _subcommand(exe: str, words: tuple[str, ...], names: tuple[str, ...], index:
     if exe == "cargo" and sub == "nextest" and args[1:2] != ("run",):
         return None
     full = {"t": "test", "b": "build", "c": "check"}.get(sub, sub) if exe == "cargo" else sub
+    family = SUB_FAMILY.get((exe, full), family)
     return Run(f"{exe} {full}", family, subs[sub], names, _target(args[1:]), index)
 
 
 def _targets(exe: str, args: tuple[str, ...], names: tuple[str, ...], index: int) -> Run | None:
     """`make [target...]`, `just [recipe]`: the default target builds; named ones must look
     like a check (`make install` and `make run` are not)."""
-    targets = [w for w in _options_all(args) if not ASSIGN.match(w)]
+    targets = [w for w in _options_all(args, exe) if not ASSIGN.match(w)]
     if exe == "just":
         targets = targets[:1]
     if not targets:
@@ -274,7 +304,7 @@ def _targets(exe: str, args: tuple[str, ...], names: tuple[str, ...], index: int
 
 def _script(exe: str, args: tuple[str, ...], names: tuple[str, ...], index: int) -> Run | None:
     """A package script: `npm test`, `npm run build`, `pnpm lint`, `yarn workspace w test`."""
-    words = list(_options_all(args))
+    words = list(_options_all(args, exe))
     if exe == "yarn" and words[:1] == ["workspace"]:
         words = words[2:]
     if not words:
@@ -302,7 +332,7 @@ def _script(exe: str, args: tuple[str, ...], names: tuple[str, ...], index: int)
 
 def _tasks(exe: str, args: tuple[str, ...], names: tuple[str, ...], index: int) -> Run | None:
     """Gradle tasks, Maven goals, turbo and nx targets that look like a check."""
-    words = [w.split(":")[-1] if exe == "nx" else w for w in _options_all(args)]
+    words = [w.split(":")[-1] if exe == "nx" else w for w in _options_all(args, exe)]
     tasks = [w for w in words if CHECK_WORD.search(w) or w in ("install", "package", "assemble")]
     if not tasks:
         return None
@@ -312,20 +342,18 @@ def _tasks(exe: str, args: tuple[str, ...], names: tuple[str, ...], index: int) 
     return Run(f"{tool} {shown}", family, _kind(shown), names, "", index)
 
 
-def _options_all(args: tuple[str, ...]) -> tuple[str, ...]:
-    """The words of `args` that are no option nor an option's value."""
+def _options_all(args: tuple[str, ...], exe: str) -> tuple[str, ...]:
+    """The words of `args` that are no option nor an option's value (a runner's options:
+    `make -C dir -j 4`, `npm --prefix web -s`, `mvn -pl mod`)."""
+    valued = _RUNNER_VALUED.get({"gradlew": "gradle", "mvnw": "mvn"}.get(exe, exe), frozenset())
     out, i = [], 0
     while i < len(args):
         word = args[i]
         if word == "--":
             break
         if word.startswith("-"):
-            i += (
-                2
-                if word in VALUED
-                or (word == "-j" and args[i + 1 : i + 2] and args[i + 1].isdigit())
-                else 1
-            )
+            counted = word == "-j" and args[i + 1 : i + 2] and args[i + 1].isdigit()
+            i += 2 if word in valued or counted else 1
             continue
         out.append(word)
         i += 1
@@ -353,7 +381,7 @@ def _target(args: tuple[str, ...]) -> str:
                 out.append(f"{word} {args[i + 1]}")
             i += 2
             continue
-        looks = "/" in word or "::" in word or re.search(r"\.\w+$", word) is not None
+        looks = "/" in word or ".py::" in word or re.search(r"\.\w+$", word) is not None
         if not word.startswith("-") and looks and word not in (".", "./", "./..."):
             out.append(word)
         i += 1
