@@ -189,3 +189,9 @@ def test_several_package_scripts_each_read_their_own_output() -> None:
         "npm run lint: passed",
         "npm run build: passed",
     ]
+
+
+def test_what_ran_is_the_command_without_its_output_plumbing() -> None:
+    line = "cd web && FOO=1 npm test -- -t 'adds two' 2>&1 | tail -5; echo done"
+    (verdict,) = classify(line, "Tests:  1 passed, 1 total", Status(0))
+    assert verdict.ran == "cd web && FOO=1 npm test -- -t 'adds two'"

@@ -44,8 +44,6 @@ def test_what_the_file_adds_is_counted() -> None:
         "4 failing checks",
         "1 open todo",
         "2 unresolved errors",
-        "2 more changed files",
-        "1 more check",
         "Claude Code's recap",
         "1 compaction record",
     )

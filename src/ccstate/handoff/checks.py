@@ -19,7 +19,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import shlex
+from dataclasses import dataclass, field
 
 from ccstate.handoff import commands, outcomes, tools
 from ccstate.handoff.commands import Simple
@@ -52,6 +53,9 @@ class Verdict:
     target: str  # paths or test ids it was pointed at ("" = the tool's default)
     outcome: str  # PASSED, FAILED, MISSING, NOT_RUN, PIPED, HIDDEN, BACKGROUND, UNFINISHED
     figure: str = ""  # from the summary: "817 tests OK", "2 failed, 10 passed", "exit 2"
+    # the command that ran the tool, without what only shaped its output (`2>&1 | tail -3`),
+    # after the `cd` that led to it: what to run again (raw: every writer redacts it)
+    ran: str = field(default="", compare=False)
 
     @property
     def key(self) -> str:
@@ -110,8 +114,18 @@ def classify(command: str, output: str, status: Status) -> list[Verdict]:
     verdicts: list[Verdict] = []
     for run in runs:
         outcome, figure = _decide(run, runs, verdicts, simples, text, status)
-        verdicts.append(Verdict(run.tool, run.kind, run.target, outcome, figure))
+        ran = _ran(run, simples)
+        verdicts.append(Verdict(run.tool, run.kind, run.target, outcome, figure, ran))
     return verdicts
+
+
+def _ran(run: Run, simples: list[Simple]) -> str:
+    """`cd web && npm test 2>&1 | tail -5` -> `cd web && npm test`."""
+    parts = [shlex.join(simples[run.index].words)]
+    before = simples[run.index - 1] if run.index else None
+    if before is not None and before.joiner == "&&" and before.words[:1] == ("cd",):
+        parts.insert(0, shlex.join(before.words))
+    return " && ".join(parts)
 
 
 def _decide(

@@ -1,13 +1,14 @@
 """The capsule's lines about a handoff, and what the file adds beyond them (pure; #42).
 
 `make_gist` picks at most six short lines from the handoff's items (their tags: no new
-facts). `adds` names what the handoff file holds that those lines do not say: the next
-steps the gist does not show whole, failing checks with their telling lines, the open todos'
-and unresolved errors' texts, changed files past the three named, checks past the three
-shown, Claude Code's recap, compaction records. Left out on purpose: a prompt's words past
-the gist's cut, decisions (the capsule lists the active ones), commit subjects and the
-repository state (git says them, fresher). An empty `adds` means the file spares no read,
-and the capsule points to no file.
+facts). `adds` names what the handoff file holds that those lines do not say and a
+successor would open it for: the next steps the gist does not show whole, failing checks
+(the file has their telling lines, wherever they are in the list), the open todos' and
+unresolved errors' texts, Claude Code's recap, compaction records. Left out on purpose: a
+prompt's words past the gist's cut, decisions (the capsule lists the active ones), changed
+files past the three named, commit subjects and the repository state (git says them,
+fresher), and passing checks older than the three shown. An empty `adds` means the file
+spares no read, and the capsule points to no file.
 """
 
 from __future__ import annotations
@@ -83,11 +84,6 @@ def adds(sections: Sections) -> tuple[str, ...]:
     for key, word in (("todos", "open todo"), ("errors", "unresolved error")):
         if sections.get(key):
             out.append(plural(len(sections[key]), word))
-    files = sum(i.tag.startswith("file:") for i in sections.get("changed", ()))
-    if files > GIST_FILES:
-        out.append(f"{files - GIST_FILES} more changed files")
-    if len(checks) > GIST_CHECKS:
-        out.append(plural(len(checks) - GIST_CHECKS, "more check"))
     if any(i.text.startswith(NAMED[1]) for i in sections.get("goal", ())):
         out.append("Claude Code's recap")
     if sections.get("compactions"):

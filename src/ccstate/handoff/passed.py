@@ -8,8 +8,9 @@
                             "time": "2026-03-01T10:59:00Z", "seq": 7}, ...]}}
 
 The handoff writer (PreCompact, SessionEnd, `ccstate handoff write`) records every check its
-scan proved passed (checks.py): the shell line, redacted, under its own lock, written
-atomically. One entry per (command, tool): a command that passes again moves to the front.
+scan proved passed (checks.py): the command that ran the tool (`Verdict.ran`: `cd web &&
+npm test`, without `2>&1 | tail -5`), redacted, under its own lock, written atomically.
+One entry per (command, tool): a command that passes again moves to the front.
 Bounded: `MAX_PER_BRANCH` entries per branch, the `MAX_BRANCHES` most recently used
 branches. `seq` orders entries across branches ("newest" is never a clock). Reading never
 raises: a missing or corrupt file is an empty store.
@@ -121,7 +122,7 @@ def found_in(
     for check in sorted(checks, key=lambda c: c.line):
         if check.verdict.outcome != "passed" or check.verdict.kind not in KINDS:
             continue
-        command = " ".join(redactor.redact(check.command).split())
+        command = " ".join(redactor.redact(check.verdict.ran or check.command).split())
         if not command or len(command) > MAX_COMMAND:
             continue
         out.append(
