@@ -150,3 +150,44 @@ def test_substantive(notes: tuple[str, ...]) -> None:
         handoff_scan.Scan(), Snapshot("main", HEAD), notes, meta(), redact.Redactor()
     )
     assert empty.substantive() is bool(notes)
+
+
+def test_a_verdict_naming_a_missing_program_is_redacted() -> None:
+    """A runner's figure names the program its recipe could not find: from the output, so
+    it goes through redaction like any text of it."""
+    secret = "ghp_" + "0123456789abcdefghijABCDEFGHIJ012345"
+    scan = handoff_scan.Scan()
+    for line, record in enumerate(
+        [
+            {
+                "type": "assistant",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "a",
+                            "name": "Bash",
+                            "input": {"command": "make test"},
+                        }
+                    ]
+                },
+            },
+            {
+                "type": "user",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "a",
+                            "content": f"sh: 1: {secret}: not found",
+                        }
+                    ]
+                },
+            },
+        ],
+        start=1,
+    ):
+        scan.feed(line, record)
+    doc = handoff_doc.build(scan, Snapshot("main", HEAD), (), meta(), redact.Redactor())
+    out = handoff_doc.render(doc, 1200, redact.Redactor()) + json.dumps(doc.to_json())
+    assert secret not in out and "`make test`: not installed ([REDACTED:" in out

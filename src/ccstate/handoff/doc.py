@@ -240,7 +240,7 @@ def _checks(scan: Scan, r: Redactor) -> tuple[Item, ...]:
     for check in latest:
         verdict = check.verdict
         tool = clip(r, verdict.key, 80)
-        said = verdict.text()
+        said = clip(r, verdict.text(), 120)  # its figure is numbers and fixed words, mostly
         detail = ""
         if verdict.outcome == "FAILED" and check.output:
             detail = f": {clip(r, _failure(r, check.output), 160)}"
