@@ -41,6 +41,7 @@ PLACEHOLDERS = ("none written yet", "no user prompt in the transcript")
 
 def git(root: Path, *args: str) -> None:
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    env |= dict.fromkeys(("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"), "2026-03-01T10:00:00Z")
     subprocess.run(["git", "-C", str(root), *args], env=env, check=True, capture_output=True)
 
 
