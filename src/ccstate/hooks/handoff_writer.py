@@ -19,7 +19,8 @@ def write_handoff_facts(
     inp: HookInput, env: HookEnv, event: str
 ) -> tuple[dict[str, object], dict[str, Any], str]:
     """(heartbeat detail, what a compaction must keep (handoff/facts.py), the handoff file as
-    the model is shown it: relative to the project when inside it; "" when none was written).
+    the model is shown it: relative to the project when inside it; "" when none was written,
+    or when it holds nothing the capsule does not say (#42: no pointer to keep then).
     The session's compaction records go into the handoff (#26)."""
     if not env.config.get("handoff.enabled"):
         return {"handoff": "disabled"}, {}, ""
@@ -39,7 +40,7 @@ def write_handoff_facts(
         compactions=compaction_store.handoff_entries(env.state, inp.session_id),
     )
     shown = ""
-    if result.path is not None:
+    if result.path is not None and result.adds:
         rel = os.path.relpath(result.path, env.project)
         shown = str(result.path) if rel.startswith("..") else rel
     return detail, result.facts, shown
