@@ -51,3 +51,13 @@ def test_matched_words_are_looked_up_per_moment(tmp_path: Path) -> None:
     assert held == {1: ["webhook", "retries"], 2: ["webhook"]}  # `retries` is stemmed
     assert confidence.matched(con, ["webhook"], []) == {}
     con.close()
+
+
+def test_postings_are_the_moments_holding_a_word(tmp_path: Path) -> None:
+    records = [prompt_record("retry the webhook"), prompt_record("the webhook timed out")]
+    con = index.connect(tmp_path / "state")
+    source = sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))
+    index.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
+    assert confidence.postings(con, "webhook") == {1, 2}
+    assert confidence.postings(con, "retrying") == {1} and confidence.postings(con, "x") == set()
+    con.close()

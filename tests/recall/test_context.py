@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ccstate import redact
-from ccstate.recall import context, index, sources
+from ccstate.recall import confidence, context, index, sources
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 
@@ -22,7 +22,8 @@ def test_a_moment_has_the_words_of_its_own_turn_only(tmp_path: Path) -> None:
     source = sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))
     index.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
     ids = {line: i for i, line in con.execute("SELECT id, line FROM docs")}
-    words = context.turn_words(con, list(ids.values()), ["gallery", "login", "warming"])
+    held = {w: confidence.postings(con, w) for w in ("gallery", "login", "warming")}
+    words = context.turn_words(con, list(ids.values()), held)
     assert words[ids[3]] == {"gallery"}  # the build: its turn's prompt names the gallery
     assert words[ids[6]] == {"login"}
     assert words[ids[1]] == {"warming"}  # before the first prompt: the first turn's start
@@ -42,7 +43,9 @@ def test_sources_without_prompts_have_no_turn(tmp_path: Path) -> None:
     )
     ids = [i for (i,) in con.execute("SELECT id FROM docs")]
     assert len(ids) == 2
-    assert context.turn_words(con, ids, ["sqlite", "redis"]) == {i: set() for i in ids}
+    held = {w: confidence.postings(con, w) for w in ("sqlite", "redis")}
+    assert all(held.values())
+    assert context.turn_words(con, ids, held) == {i: set() for i in ids}
     con.close()
 
 

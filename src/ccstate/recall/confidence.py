@@ -21,12 +21,16 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 
 from ccstate.recall.hits import Confidence
-from ccstate.recall.text import fts_phrase
+from ccstate.recall.text import TOKENIZER, fts_phrase
 
 STRONG = 0.75  # the least share of the question a strong hit holds
 WINDOW = 10  # the first hits (by rank) among which the strong ones come first
 COMMON = 0.02  # a word in more than this share of the moments is common, not rare...
 COMMON_MIN = 2000  # ...and in more than this many of them (a small index has no common word)
+_PROBE = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.probe USING fts5(title, body, parts, "
+    f'tokenize="{TOKENIZER}")'
+)
 
 
 def rare(terms: Iterable[str], found: Mapping[str, int], total: int) -> list[str]:
@@ -46,19 +50,34 @@ def weights(terms: Iterable[str], found: Mapping[str, int], total: int) -> dict[
 
 
 def matched(con: sqlite3.Connection, terms: list[str], ids: list[int]) -> dict[int, list[str]]:
-    """Which of `terms` each moment of `ids` holds (one FTS5 lookup per word)."""
+    """Which of `terms` each moment of `ids` holds. The moments are copied into a small
+    full-text table of this connection's own (`temp.probe`, the same tokenizer) and each
+    term is looked up there: about 2 ms for 100 moments, where looking a common word's ids
+    up in the index took 5-10 ms a word."""
     held: dict[int, list[str]] = {i: [] for i in ids}
-    if not ids:
+    if not ids or not terms:
         return held
+    con.execute(_PROBE)
+    con.execute("DELETE FROM temp.probe")
     marks = ", ".join("?" for _ in ids)
+    con.execute(
+        "INSERT INTO temp.probe(rowid, title, body, parts) "
+        f"SELECT id, title, body, parts FROM docs WHERE id IN ({marks})",
+        ids,
+    )
     for term in terms:
-        rows = con.execute(
-            f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({marks})",
-            (fts_phrase(term), *ids),
-        )
+        rows = con.execute("SELECT rowid FROM temp.probe WHERE probe MATCH ?", (fts_phrase(term),))
         for (rowid,) in rows:
             held[int(rowid)].append(term)
     return held
+
+
+def postings(con: sqlite3.Connection, term: str) -> set[int]:
+    """The moments holding `term` (a whole doclist: for a rare word only)."""
+    return {
+        int(r[0])
+        for r in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (fts_phrase(term),))
+    }
 
 
 def share(words: Iterable[str], weight: Mapping[str, float]) -> float:

@@ -14,56 +14,66 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from ccstate.recall import confidence
-from ccstate.recall.text import fts_phrase
 
 WEIGHT = 0.5  # what a word the turn holds counts for, against one the moment holds
 
 
-def turn_words(con: sqlite3.Connection, ids: list[int], terms: list[str]) -> dict[int, set[str]]:
-    """For each moment of `ids`, which of `terms` some moment of its turn holds (itself
-    included); empty for a moment outside any turn."""
-    marks = ", ".join("?" for _ in ids)
-    where = {
-        int(i): (s, ln)
-        for i, s, ln in con.execute(f"SELECT id, source, line FROM docs WHERE id IN ({marks})", ids)
-    }
-    sources = sorted({s for s, _ln in where.values()})
-    if not sources:
-        return {}
-    prompts: dict[int, list[int]] = {}
-    in_sources = ", ".join("?" for _ in sources)
-    for source, line in con.execute(
-        f"SELECT source, line FROM docs WHERE source IN ({in_sources}) AND kind = 'prompt' "
-        "ORDER BY source, line",
-        sources,
-    ):
-        prompts.setdefault(source, []).append(line)
-
-    def turn(source: int, line: int) -> tuple[int, int] | None:
-        starts = prompts.get(source)
-        if not starts:
-            return None
-        at = bisect.bisect_right(starts, line)
-        return source, starts[at - 1] if at else 0  # before the first prompt: a turn of its own
-
-    turns = {i: turn(*at) for i, at in where.items()}
+def turn_words(
+    con: sqlite3.Connection, ids: list[int], postings: Mapping[str, set[int]]
+) -> dict[int, set[str]]:
+    """For each moment of `ids`, which words of `postings` (word: the moments holding it)
+    some moment of its turn holds (itself included); empty for a moment outside any turn."""
     out: dict[int, set[str]] = {i: set() for i in ids}
-    for term in terms:
-        holding = {
-            turn(source, line)
-            for source, line in con.execute(
-                f"SELECT source, line FROM docs WHERE source IN ({in_sources}) AND id IN "
-                "(SELECT rowid FROM fts WHERE fts MATCH ?)",
-                (*sources, fts_phrase(term)),
+    marks = ", ".join("?" for _ in ids)
+    at = {
+        int(i): (source, line, session)
+        for i, source, line, session in con.execute(
+            f"SELECT id, source, line, session FROM docs WHERE id IN ({marks})", ids
+        )
+    }
+    starts = _prompt_lines(con, at.values())
+    turns: dict[int, tuple[int, int, int]] = {}  # id: (source, first line, next turn's line)
+    for i, (source, line, _session) in at.items():
+        lines = starts.get(source)
+        if lines:
+            n = bisect.bisect_right(lines, line)  # before the first prompt: a turn of its own
+            turns[i] = (source, lines[n - 1] if n else 0, lines[n] if n < len(lines) else 1 << 62)
+    members = {
+        turn: {
+            int(r[0])
+            for r in con.execute(
+                "SELECT id FROM docs WHERE source = ? AND line >= ? AND line < ?", turn
             )
         }
-        for i, at in turns.items():
-            if at is not None and at in holding:
-                out[i].add(term)
+        for turn in set(turns.values())
+    }
+    for word, holding in postings.items():
+        for i, turn in turns.items():
+            if not members[turn].isdisjoint(holding):
+                out[i].add(word)
     return out
+
+
+def _prompt_lines(
+    con: sqlite3.Connection, places: Iterable[tuple[int, int, str]]
+) -> dict[int, list[int]]:
+    """{source: the lines of its prompts, in order} for the sources of `places`."""
+    sources = {source for source, _line, _session in places}
+    sessions = sorted({session for _source, _line, session in places})
+    if not sessions:
+        return {}
+    marks = ", ".join("?" for _ in sessions)
+    found: dict[int, list[int]] = {}
+    for source, line in con.execute(  # by the (kind, session) index: prompts only
+        f"SELECT source, line FROM docs WHERE kind = 'prompt' AND session IN ({marks})",
+        sessions,
+    ):
+        if source in sources:
+            found.setdefault(source, []).append(line)
+    return {source: sorted(lines) for source, lines in found.items()}
 
 
 def weigh(

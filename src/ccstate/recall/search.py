@@ -128,8 +128,9 @@ def _rank(con: sqlite3.Connection, query: Query) -> _Ranked | None:
     if not strength:
         return ranked
     _hold(con, ranked, ranked.order, holding)
-    if "turn" in query.pieces:
-        turn = context.turn_words(con, ranked.order, rare)
+    if "turn" in query.pieces:  # the moments holding each rare word (few: cheap to read)
+        posted = {t: confidence.postings(con, t) for t in rare if found[t] < DF_CAP}
+        turn = context.turn_words(con, ranked.order, posted)
         strength = context.weigh(strength, ranked.held, turn, weight)
     rankings = [list(strength)]
     for expr in subqueries.build(terms, found, query.pieces):
