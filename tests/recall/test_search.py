@@ -376,3 +376,24 @@ def test_a_keyword_query_gets_no_sub_queries(con) -> None:  # type: ignore[no-un
         assert [h.id for h in top(con, words, pieces=every - {"turn", "strong-first"})] == [
             h.id for h in top(con, words, pieces=frozenset())
         ]
+
+
+def test_a_question_about_a_failure_lifts_the_moment_recording_one(tmp_path: Path) -> None:
+    run = {"command": "npm run importer"}
+    c = _index(
+        tmp_path,
+        [
+            tool_use_record("i1", "Bash", run, ts="2026-03-01T10:00:00Z"),
+            tool_result_record(
+                "i1", "Exit code 1\nENOENT: data.csv", True, ts="2026-03-01T10:00:01Z"
+            ),
+            tool_use_record("i2", "Bash", run, ts="2026-03-02T10:00:00Z"),
+            tool_result_record("i2", "imported 12 rows", ts="2026-03-02T10:00:01Z"),
+        ],
+    )
+    question = "why did the importer crash?"
+    (first, *_r) = search.search(c, search.Query(question))
+    assert "ENOENT" in first.body and first.confidence == "strong" and "crash" in first.matched
+    (other, *_r) = search.search(c, search.Query(question, pieces=search.PIECES - {"failure"}))
+    assert "12 rows" in other.body  # without the piece: a tie, the newer first
+    c.close()

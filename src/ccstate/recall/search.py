@@ -12,12 +12,13 @@ every hit, recency for ties (docs/RECALL.md "Ranking").
    (`shapes.py`) multiply it.
 3. The pieces in `Query.pieces` (`PIECES` by default; `bench/recall_eval.py --ablate` turns
    each off): `turn` counts the question's words the rest of a moment's turn holds
-   (`context.py`); the sub-queries (`subqueries.py`) rank keyword queries made of the
+   (`context.py`); `failure` lifts the moments recording a failure for a question about
+   one (`shapes.py`); the sub-queries (`subqueries.py`) rank keyword queries made of the
    question and fuse the rankings; `strong-first` puts the strong hits among the first ten
    ahead of the weak ones (`confidence.py`).
 4. Every hit is returned with its confidence (`strong` / `weak`) and the words it matches;
-   no floor drops one. A near-tie (same strength to 2 places relative to the best) goes to
-   the newer moment. An optional embedding model adds a ranking fused by RRF (`embed.py`).
+   no floor drops one. Hits in a row within 1 % of each other's strength go newest first.
+   An optional embedding model adds a ranking fused by RRF (`embed.py`).
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ SHAPE_BOOST = 1.3
 MARK = ("**", "**")
 # The ranking's pieces (#38), each measured on its own (docs/RECALL.md); the sub-queries
 # `subqueries.KINDS` did not earn a place and are off.
-PIECES = frozenset({"turn", "strong-first"})
-ALL_PIECES = frozenset({"turn", "strong-first", *subqueries.KINDS})
+PIECES = frozenset({"turn", "strong-first", "failure"})
+ALL_PIECES = frozenset({*PIECES, *subqueries.KINDS})
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,9 @@ def _rank(con: sqlite3.Connection, query: Query) -> _Ranked | None:
         return None  # a name no moment mentions: the project never did this
     weight = confidence.weights(terms, found, total)
     rare = confidence.rare(terms, found, total)  # none: only common words, or none held
-    shaped = shapes.asked(query.text)
+    shaped = tuple(  # `failure`: the shape #38 added, a piece to measure like the others
+        s for s in shapes.asked(query.text) if s != "failure" or "failure" in query.pieces
+    )
     expr = _match_expr(terms, rare)
     strength, holding = _candidates(con, expr, where, params, shaped) if rare else ({}, {})
     ranked = _Ranked(terms, weight, list(strength), strength, {})
