@@ -132,3 +132,38 @@ def test_a_green_pytest_is_named_by_the_next_capsule_and_workflow_md(
     written = topic.read_text()
     assert f"- `{command}` (test, passed)" in written.split("## Passed in recent sessions")[1]
     assert written.endswith("\nRun the slow tests on Fridays.\n")
+
+
+def decide(title: str) -> str:
+    return f"{' '.join(_CCSTATE)} decide {title!r} --decision 'As the title says.'"
+
+
+def test_plugin_with_history_every_capsule_line_carries_a_fact(
+    claude, fake_api, project: Path
+) -> None:
+    """A handoff and three decisions (#43): what the capsule then adds, and no "none yet"."""
+    fake_api.set_script(
+        [
+            tool_use("Bash", {"command": decide("Use SQLite for the cache")}),
+            tool_use("Bash", {"command": decide("Keep hooks on the standard library")}),
+            tool_use("Bash", {"command": decide("Name decisions by ID")}),
+            tool_use("Write", {"file_path": str(project / "cache.py"), "content": "CACHE = {}\n"}),
+            text("done"),
+        ]
+    )
+    _, result = claude("set up the cache", plugin_dir=REPO)
+    assert result is not None and result["result"] == "done"
+    without = first_request(claude, fake_api)
+    with_ = first_request(claude, fake_api, plugin_dir=REPO)
+    added = added_tokens(with_, without, project)
+    print(f"\nplugin, a handoff and three decisions: +{added} tokens in the first request")
+    capsule = next(t for t in system_texts(with_) if "[ccstate] project state" in t)
+    after = capsule.split("[ccstate] project state", 1)[1].splitlines()[1:]
+    ends = next((i for i, ln in enumerate(after) if not ln.startswith(("- ", "  - "))), len(after))
+    lines = after[:ends]
+    print("\n".join(lines))
+    assert any(line.startswith("- decisions (DECISIONS.md)") for line in lines)
+    assert any("D3: Name decisions by ID" in line for line in lines)
+    assert any(line.startswith("- handoff") for line in lines), lines
+    assert not [line for line in lines if "none yet" in line or "none recorded" in line]
+    assert "`ccstate recall KEYWORDS`" in json.dumps(with_)

@@ -22,7 +22,7 @@ def test_requests_claude_md_says_what_it_is_and_how_to_test() -> None:
         f"{render.INDEX_NOTE}\n\n"
         "Requests is a simple, yet elegant, HTTP library.\n"
         "Tests: `make test` (runs `python -m pytest tests`)\n"
-        "Other commands (lint, tests, CI, ...): `docs/claude/workflow.md`\n"
+        "Other commands (lint, CI, docs, ...): `docs/claude/workflow.md`\n"
     )
 
 
@@ -38,9 +38,12 @@ def test_nothing_found_nothing_written() -> None:
     assert render.holds_more([]) is False
 
 
-def test_one_test_command_needs_no_topic_file() -> None:
+def test_test_commands_alone_need_no_topic_file() -> None:
+    """CLAUDE.md's test line covers the tests: a file said to hold more of them gets read."""
     only = [Command("test", "python -m pytest", "pyproject.toml [tool.pytest]")]
     assert render.holds_more(only) is False
+    assert render.holds_more([*only, Command("test", "tox", "tox.ini")]) is False
+    assert render.holds_more([*only, Command("lint", "ruff check .", "pyproject.toml")]) is True
     text = render.index_text("p", "", only, "")
     assert text.endswith("Tests: `python -m pytest`\n") and "Other commands" not in text
 

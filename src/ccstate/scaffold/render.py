@@ -79,16 +79,17 @@ def block(commands: Sequence[Command], learned: Sequence[str] = ()) -> str:
 
 
 def holds_more(commands: Sequence[Command]) -> bool:
-    """Whether workflow.md would say more than CLAUDE.md's test line."""
-    test = test_command(commands)
-    return any(c is not test for c in commands)
+    """Whether workflow.md would hold a command that is not a test: CLAUDE.md's test line
+    covers the tests, and a model reads a file it is told holds more tests (two live runs
+    of #39 read it at once, before they needed anything)."""
+    return any(c.kind != "test" for c in commands)
 
 
 def _more_kinds(commands: Sequence[Command], test: Command | None) -> list[str]:
-    """The kinds workflow.md holds beyond the test line, the telling ones first."""
-    kinds = {CI if is_ci(c) else c.kind for c in commands if c is not test}
-    order = ("lint", "build", "test", CI, "format", "docs", "install", "run", "release", "other")
-    names = {"test": "tests", "install": "setup", CI: "CI"}
+    """The kinds of command workflow.md holds besides tests, the telling ones first."""
+    kinds = {CI if is_ci(c) else c.kind for c in commands if c.kind != "test"}
+    order = ("lint", "build", CI, "format", "docs", "install", "run", "release", "other")
+    names = {"install": "setup", CI: "CI"}
     return [names.get(k, k) for k in order if k in kinds]
 
 
