@@ -66,7 +66,7 @@ def main() -> None:
                 f"{r['run']:8} {r['arm']:8} {r['requests']:>3} {r['token_turns']:>8,} "
                 f"{r['first_request']:>7,}  reads: {reads}  bash: {commands}"
             )
-    for arm in sorted({r["arm"] for r in rows}):
+    for arm in sorted({str(r["arm"]) for r in rows}):
         mine = [r for r in rows if r["arm"] == arm]
         mean_req = sum(r["requests"] for r in mine) / len(mine)  # type: ignore[misc]
         mean_tt = sum(r["token_turns"] for r in mine) / len(mine)  # type: ignore[misc]
