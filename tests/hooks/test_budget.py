@@ -109,15 +109,20 @@ def test_a_fifo_named_as_the_transcript_never_blocks(
     _run(event, git_project, fifo)
 
 
-def _env(budget_seconds: float) -> HookEnv:
+def _env(budget_seconds: float, environ: dict[str, str] | None = None) -> HookEnv:
     config = Config({**defaults(), "hooks.budget_seconds": budget_seconds})
-    return HookEnv("/p", "/p/.ccstate", config, now=0.0, begun=100.0)
+    return HookEnv("/p", "/p/.ccstate", config, now=0.0, environ=environ, begun=100.0)
 
 
 def test_the_budget_is_the_timeout_less_the_margin_unless_set() -> None:
-    assert budget.seconds(_env(0).config, "SessionEnd") == 30 - budget.MARGIN
-    assert budget.seconds(_env(0).config, "SessionStart") == 15 - budget.MARGIN
-    assert budget.seconds(_env(1.5).config, "SessionEnd") == 1.5
+    assert budget.seconds(_env(0), "SessionEnd") == 30 - budget.MARGIN
+    assert budget.seconds(_env(0), "SessionStart") == 15 - budget.MARGIN
+    assert budget.seconds(_env(1.5), "SessionEnd") == 1.5
+    # the plugin launcher kills its venv's interpreter sooner: its budget wins when smaller
+    launched = {budget.LAUNCHER_BUDGET: "18"}
+    assert budget.seconds(_env(0, launched), "SessionEnd") == 18.0
+    assert budget.seconds(_env(1.5, launched), "SessionEnd") == 1.5
+    assert budget.seconds(_env(0, {budget.LAUNCHER_BUDGET: "junk"}), "Stop") == 25.0
 
 
 def test_each_step_ends_at_its_share_counted_from_the_hooks_start() -> None:
