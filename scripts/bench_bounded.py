@@ -21,6 +21,7 @@ left for the next run. docs/RELIABILITY.md quotes it. Standard library only; not
 
     python scripts/bench_bounded.py --python "$(bash scripts/test.sh --venv)/bin/python"
     python scripts/bench_bounded.py --scale 0.1 --budget 3 --inputs malformed,fifo
+    python scripts/bench_bounded.py --src /tmp/main/src   # main (git archive main | tar -x)
 """
 
 from __future__ import annotations
@@ -216,10 +217,11 @@ def transcript_for(kind: str, folder: Path, project: Path, scale: float) -> Path
     return path
 
 
-def hook_env(python: str) -> dict[str, str]:
+def hook_env(src: Path) -> dict[str, str]:
+    """The hooks' environment: ccstate from `src` (first on PYTHONPATH), no Claude Code's or
+    ccstate's own variables."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CCSTATE_", "CLAUDE"))}
-    if Path(python).resolve() == Path(sys.executable).resolve() or "PYTHONPATH" in env:
-        env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(src) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 
@@ -231,7 +233,7 @@ def left_for_next_run(log: str) -> str:
 
 def bench(args: argparse.Namespace) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
-    env = hook_env(args.python)
+    env = hook_env(args.src)
     with tempfile.TemporaryDirectory(prefix="ccstate-bench-bounded-") as tmp:
         for kind in args.inputs:
             for event in args.hooks:
@@ -292,6 +294,9 @@ def _remove(folder: Path) -> None:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", default=sys.executable, help="the hooks' interpreter")
+    parser.add_argument(
+        "--src", type=Path, default=REPO / "src", help="the ccstate to run (main's: its src/)"
+    )
     parser.add_argument("--budget", type=float, default=None, help="hooks.budget_seconds")
     parser.add_argument("--scale", type=float, default=1.0, help="input sizes times this")
     parser.add_argument("--inputs", default=",".join(INPUTS))
@@ -306,7 +311,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     load = os.getloadavg()
-    print(f"python {args.python}; load {load[0]:.1f}; scale {args.scale:g}", flush=True)
+    print(
+        f"python {args.python}; src {args.src}; load {load[0]:.1f}; scale {args.scale:g}",
+        flush=True,
+    )
     rows = bench(args)
     if args.json:
         print(json.dumps(rows, indent=1))

@@ -24,7 +24,7 @@ import pytest
 
 from ccstate.config import Config, defaults
 from ccstate.hooks import HookEnv, budget
-from helpers import REPO, hook_env
+from helpers import REPO, SRC
 
 sys.path.insert(0, str(REPO / "scripts"))
 import bench_bounded
@@ -56,10 +56,15 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield folder
 
 
+def _env_now() -> dict[str, str]:
+    """The hook's environment as the test's isolation has it now (HOME in tmp_path)."""
+    return bench_bounded.hook_env(SRC)
+
+
 def _run(event: str, project: Path, path: Path) -> bench_bounded.Run:
     (project / ".ccstate.yaml").write_text(f"hooks:\n  budget_seconds: {BUDGET}\n")
     data = bench_bounded.payload(event, project, path)
-    run = bench_bounded.run_hook(sys.executable, event, data, project, hook_env(), KILL)
+    run = bench_bounded.run_hook(sys.executable, event, data, project, _env_now(), KILL)
     beat = project / ".ccstate" / "heartbeat" / f"{event}.json"
     assert (run.code, run.killed, run.stderr) == (0, False, ""), run.log[-2000:]
     assert beat.exists(), run.log[-2000:]  # the hook did its work (a crash logs, no heartbeat)
