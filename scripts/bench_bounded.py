@@ -10,7 +10,9 @@ Stop run as Claude Code runs them (one process, the payload on stdin) on four tr
 - `growing`: 4 MB of records, then a writer appending malformed lines at about 8 MB/s for as
   long as the hook runs (more than any reader gets through);
 - `fifo`: a FIFO where the transcript should be (reading one waits for a writer that never
-  comes).
+  comes);
+- `wide-line` (only when named): a line just under the readers' 16 MiB cap, ASCII but for one
+  emoji, which decodes to 4 bytes a character: the most memory a line the readers keep costs.
 
 Each hook runs once per transcript in a fresh project (git repository, no ccstate state: the
 first run, the worst), with its real budget (its timeout less 5 s) or `--budget SECONDS`. A
@@ -45,6 +47,7 @@ INPUTS = ("malformed", "long-line", "growing", "fifo")
 LIMIT_MIB = 256
 MALFORMED_LINES = 24_000_000
 LONG_LINE_BYTES = 384 << 20
+WIDE_LINE_BYTES = (16 << 20) - 4096  # under transcript.MAX_LINE_BYTES: read, decoded, kept
 GROWING_START_BYTES = 4 << 20
 GROWING_RATE = 8 << 20  # bytes a second the writer appends while the hook runs
 RECORD = (
@@ -161,10 +164,12 @@ def write_malformed(path: Path, lines: int) -> None:
         fh.write(b"{\n" * (lines & ((1 << 20) - 1)))
 
 
-def write_long_line(path: Path, size: int, project: Path) -> None:
-    """A record, one user record `size` bytes long, and a record after it."""
-    head = b'{"type":"user","sessionId":"%s","message":{"role":"user","content":"' % (
-        SESSION.encode()
+def write_long_line(path: Path, size: int, project: Path, first: str = "") -> None:
+    """A record, one user record `size` bytes long (its text starting with `first`), and a
+    record after it."""
+    head = b'{"type":"user","sessionId":"%s","message":{"role":"user","content":"%s' % (
+        SESSION.encode(),
+        first.encode(),
     )
     with path.open("wb") as fh:
         fh.write((RECORD % (SESSION, project, 1)).encode())
@@ -212,6 +217,8 @@ def transcript_for(kind: str, folder: Path, project: Path, scale: float) -> Path
         write_long_line(path, int(LONG_LINE_BYTES * scale), project)
     elif kind == "growing":
         write_records(path, int(GROWING_START_BYTES * scale), project)
+    elif kind == "wide-line":
+        write_long_line(path, WIDE_LINE_BYTES, project, first="\U0001f600")
     else:
         os.mkfifo(path)
     return path
