@@ -195,7 +195,7 @@ def growing(path: Path, rate: int) -> Iterator[None]:
     stop = threading.Event()
 
     def write() -> None:
-        block = b"{\n" * (rate // 200)  # every 5 ms
+        block = b"{\n" * (rate // 400)  # two bytes a line, every 5 ms
         with path.open("ab", buffering=0) as fh:
             while not stop.wait(0.005):
                 fh.write(block)

@@ -47,7 +47,7 @@ def counts() -> dict[str, object]:
             if surviving(redact.redact(before + text + after), found):
                 left[f"{before}…{after}"] += 1
     escaped = sum(  # the sample itself JSON-escaped (its quotes `\"`): a gap #37 leaves
-        surviving(redact.redact('{"text": "one\\n' + json.dumps(text)[1:-1] + '"}'), found)
+        bool(surviving(redact.redact('{"text": "one\\n' + json.dumps(text)[1:-1] + '"}'), found))
         for _rule, text, found in planted
     )
     changed = collections.Counter(r for r, text in FALSE_POSITIVES if redact.redact(text) != text)
