@@ -19,3 +19,9 @@ def test_budget_cuts_lines_and_says_so() -> None:
 def test_same_input_same_bytes() -> None:
     args = ("proj", [["- a"], ["- b"]], 300)
     assert capsule.render_capsule(*args) == capsule.render_capsule(*args)
+
+
+def test_no_line_no_capsule() -> None:
+    """A header over empty sections would be paid on every request for nothing (#43)."""
+    assert capsule.render_capsule("proj", [[], [], []], 500) == ""
+    assert capsule.render_capsule("proj", [], 500) == ""

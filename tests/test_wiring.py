@@ -237,3 +237,16 @@ def test_the_statusline_command_runs_it_or_says_it_is_missing(tmp_path: Path) ->
         env={"PATH": f"{tmp_path}:/usr/bin:/bin"},
     )
     assert proc.stdout == '{"x": 1}'  # the JSON on stdin reaches it
+
+
+def test_the_skill_description_is_the_one_the_plugin_ships() -> None:
+    """`doctor` prices the skill line from wiring.SKILL_DESCRIPTION: it must be the file's."""
+    import yaml
+
+    text = (REPO / "skills" / "ccstate" / "SKILL.md").read_text()
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert front["description"] == wiring.SKILL_DESCRIPTION
+    assert "when_to_use" not in front  # Claude Code would append it to the listed line
+    assert sorted(p.name for p in (REPO / "skills").iterdir()) == ["ccstate"]
+    for command in (REPO / "commands").glob("*.md"):  # the user's: never listed to the model
+        assert "\ndisable-model-invocation: true\n" in command.read_text(), command.name

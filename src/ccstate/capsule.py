@@ -2,8 +2,10 @@
 
 Byte-identical for identical state: no clock, no random ids, stable order,
 so it never breaks the prompt cache. Pointers, not content. Each feature
-contributes one section (a list of lines, most important first); the capsule
-keeps the header and trims sections from their ends to fit the budget.
+contributes one section (a list of lines, most important first, none when it has
+no fact to give); the capsule keeps the header and trims sections from their ends
+to fit the budget. With no line at all there is no capsule: a header alone would
+be paid on every request for nothing (#43).
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ def estimate_tokens(text: str) -> int:
 
 
 def render_capsule(project_name: str, sections: Sequence[Sequence[str]], budget_tokens: int) -> str:
-    """Header plus the sections in order, cut line by line to stay within `budget_tokens`."""
+    """Header plus the sections in order, cut line by line to stay within `budget_tokens`;
+    "" when no section has a line."""
+    if not any(sections):
+        return ""
     header = f"{HEADER} for {project_name}"
     lines = [header]
     budget = budget_tokens * CHARS_PER_TOKEN - len(header)

@@ -49,8 +49,10 @@ def run_checks(
     now: float | None = None,
     claude_version: Callable[[], str | None] | None = None,
     semantic: Semantic | None = None,
+    footprint: Callable[[], str] | None = None,
 ) -> list[Check]:
-    """Every check, in display order."""
+    """Every check, in display order. `footprint`: what ccstate adds to every request (the
+    scaffold package's answer, handed in by the CLI)."""
     state = paths.state_dir(project, environ)
     return [
         check_python(),
@@ -60,6 +62,7 @@ def run_checks(
         *check_wiring(project, environ),
         check_state_dir(state),
         check_recall(project, state, semantic),
+        *([Check("footprint", "info", footprint())] if footprint else []),
         check_claude((claude_version or find_claude_version)()),
         *check_heartbeats(state, time.time() if now is None else now),
     ]

@@ -106,6 +106,12 @@ STATUSLINE_MISSING = f"{STATUSLINE_SCRIPT}: not on PATH (bash install.sh)"
 # The Claude Code versions the e2e suite runs on: the oldest supported and the newest pinned.
 # scripts/test.sh installs both, tests/e2e runs on each, `ccstate doctor` names the range.
 TESTED_CLAUDE = ("2.1.328", "2.1.332")
+# The plugin's one skill (skills/ccstate/SKILL.md; tests/test_wiring.py keeps the two equal),
+# listed to the model in every request as `- ccstate:ccstate: <this>` (#43).
+SKILL_DESCRIPTION = (
+    "`ccstate recall KEYWORDS` searches past sessions before you redo work; `ccstate decide` "
+    "records a settled choice (cite Dn); `ccstate handoff note` leaves next steps."
+)
 
 
 def plugin_hooks() -> dict[str, Any]:

@@ -76,8 +76,8 @@ def no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_capsule_lists_active_decisions_newest_first_one_line_each() -> None:
     assert lines_of(log_with(3, superseded=2)) == [
-        "- decisions in DECISIONS.md, active, newest first; cite by ID, "
-        "e.g. `D5 (DECISIONS.md)`, instead of restating:",
+        "- decisions (DECISIONS.md), newest first; cite as `D5 (DECISIONS.md)` instead of "
+        "restating; `ccstate decide` records one:",
         "  - D5: Title 5",
         "  - D4: Title 4",
         "  - D3: Title 3",
@@ -91,10 +91,13 @@ def test_capsule_is_capped_and_says_how_many_more() -> None:
     assert not any("body" in line for line in lines)
 
 
-def test_capsule_with_nothing_active_or_nothing_at_all() -> None:
-    assert lines_of(log_with(0)) == [capsule.NONE_LINE]
-    assert lines_of(log_with(0, superseded=2)) == [
-        "- decisions: none active in DECISIONS.md (2 superseded/reverted)"
+def test_capsule_says_nothing_when_nothing_is_active() -> None:
+    """A line saying there is no decision is paid on every request for nothing (#43)."""
+    assert lines_of(log_with(0)) == []
+    assert lines_of(log_with(0, superseded=2)) == []
+    broken = decisions.parse_log("## D1: Old\n\n- Status: superseded by D2\n\n## Oops\n")
+    assert lines_of(broken) == [
+        "- decisions: DECISIONS.md has problems: run `ccstate decisions lint`"
     ]
 
 
@@ -121,11 +124,11 @@ def test_the_summary_keeps_the_largest_cap_of_titles_and_every_count() -> None:
 
 
 def test_capsule_section_reads_the_file_and_the_config_cap(project: Path) -> None:
-    assert section(project) == [capsule.NONE_LINE]
+    assert section(project) == []
     (project / "DECISIONS.md").write_text(CANONICAL)
     assert section(project, with_cap(1)) == [
-        "- decisions in DECISIONS.md, active, newest first; cite by ID, "
-        "e.g. `D5 (DECISIONS.md)`, instead of restating:",
+        "- decisions (DECISIONS.md), newest first; cite as `D5 (DECISIONS.md)` instead of "
+        "restating; `ccstate decide` records one:",
         "  - D5: Cite decisions by ID",
         "  - ... 2 older: `ccstate decisions` lists them",
     ]
@@ -218,7 +221,7 @@ def test_a_deleted_or_unreadable_file_is_never_served_from_the_cache(project: Pa
     path.write_text(CANONICAL)
     section(project)
     path.unlink()
-    assert section(project) == [capsule.NONE_LINE]
+    assert section(project) == []
     path.write_bytes(b"\xff\xfe not utf-8")
     assert section(project) == [
         "- decisions: DECISIONS.md is unreadable; run `ccstate decisions lint`"

@@ -93,10 +93,11 @@ def check_sessions(claude, fake_api, project: Path, wiring: str) -> None:
     _, result = claude("record the cache decision", plugin_dir=plugin_dir)
     assert result is not None and result["result"] == "recorded"
     session1 = fake_api.agent_requests()
-    if wiring == "plugin":  # the skill and the /decide command ship with the plugin
-        assert find_text(session1[0], "- ccstate:decisions: Record project decisions")
-        assert find_text(session1[0], "- ccstate:decide: Record a decision in DECISIONS.md")
-    assert "- decisions: none recorded yet" in all_system_text(session1[0])
+    if wiring == "plugin":  # one skill line names `ccstate decide`; /decide is the user's (#43)
+        assert find_text(session1[0], "- ccstate:ccstate: `ccstate recall KEYWORDS`")
+        assert find_text(session1[0], "`ccstate decide` records a settled choice (cite Dn)")
+        assert not find_text(session1[0], "- ccstate:decide:")
+    assert "- decisions" not in all_system_text(session1[0])  # none yet: no line (#43)
     assert [out.strip() for out in tool_results(session1[1]).values()] == [
         f"Recorded D1 (DECISIONS.md): {OLD}"
     ]
@@ -110,8 +111,8 @@ def check_sessions(claude, fake_api, project: Path, wiring: str) -> None:
     first = fake_api.agent_requests()[len(session1)]
     section = decisions_section(all_system_text(first))
     assert section == [
-        "- decisions in DECISIONS.md, active, newest first; cite by ID, "
-        "e.g. `D2 (DECISIONS.md)`, instead of restating:",
+        "- decisions (DECISIONS.md), newest first; cite as `D2 (DECISIONS.md)` instead of "
+        "restating; `ccstate decide` records one:",
         f"  - D2: {NEW}",  # one line: ID + title; the superseded D1 is not listed
     ]
     assert "One SQLite file" not in all_system_text(first)  # an index, never the bodies

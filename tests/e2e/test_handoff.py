@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +73,7 @@ def test_handoff_then_identical_capsules_in_later_sessions(claude, fake_api, pro
     handoff = project / ".ccstate" / "handoff" / "branches" / "main" / f"{sid}.md"
     text_ = handoff.read_text()
     assert "created `notes.txt`" in text_ and "edited `app.py`" in text_
-    assert "`make check` FAILED" in text_
+    assert "- `make check`: did not run (no such script or target) [L" in text_  # no Makefile
     assert "commit `" in text_ and "[REDACTED:github-token]" in text_
 
     seen = len(fake_api.agent_requests())
@@ -82,7 +84,7 @@ def test_handoff_then_identical_capsules_in_later_sessions(claude, fake_api, pro
     (one,), (two,) = capsules(later[0]), capsules(later[1])
     assert one == two  # byte-identical: nothing changed between the two starts
     assert f"- handoff (SessionEnd, session {sid[:8]}, branch main @ " in one
-    assert f"full handoff: .ccstate/handoff/branches/main/{sid}.md" in one
+    assert f"1 unresolved error in .ccstate/handoff/branches/main/{sid}.md" in one  # what it adds
     assert "  - changed: 2 files (app.py, notes.txt); 1 commit" in one
     assert_no_secret(one + state_text(project))
     # Claude Code's own gitStatus reminder shows recent commit subjects, so the commit secret
@@ -146,3 +148,43 @@ def test_no_ccstate_file_is_tracked_by_git(claude, fake_api, project: Path) -> N
         ["git", "ls-files"], cwd=project, capture_output=True, text=True, check=True
     ).stdout
     assert ".ccstate" not in tracked  # `git add -A` in the session did not pick up the state
+
+
+def test_a_missing_linter_is_no_pass_and_the_capsule_spares_the_read(
+    claude, fake_api, project: Path
+) -> None:
+    """#42: black is not installed and its exit status is tail's; pytest passes. The handoff
+    and the next session's capsule say so, one line per tool, with no empty section; the
+    handoff adds nothing the capsule does not say, so the capsule names no file."""
+    found = subprocess.run([sys.executable, "-c", "import black"], capture_output=True)
+    assert found.returncode != 0, "black is importable here: the scenario needs it missing"
+    (project / "test_app.py").write_text(
+        "from app import greet\n\n\ndef test_greet():\n    assert greet('x') == 'hello x'\n"
+    )
+    black, tests = "python3 -m black --check . 2>&1 | tail -3", "python3 -m pytest -q"
+    fake_api.set_script(
+        [
+            tool_use("Bash", {"command": black, "description": "lint"}),
+            tool_use("Bash", {"command": tests, "description": "tests"}),
+            text("checked"),
+        ]
+    )
+    _, first = claude("run the linter and the tests", plugin_dir=REPO)
+    assert first is not None and first["result"] == "checked"
+    outputs = [r for r in fake_api.agent_requests() if "No module named black" in json.dumps(r)]
+    assert outputs, "the session's black call did not fail as the scenario needs"
+    assert all("handoff" not in c for c in capsules(fake_api.agent_requests()[0]))  # none yet
+    sid = first["session_id"]
+    text_ = (project / ".ccstate" / "handoff" / "branches" / "main" / f"{sid}.md").read_text()
+    assert f"- `black`: not installed (ran `{black}`)" in text_
+    assert re.search(rf"- `pytest`: 1 passed \(ran `{re.escape(tests)}`\) \[L\d+\]", text_)
+    assert "none written yet" not in text_ and "## Next steps" not in text_
+    assert not re.search(r"^## .*\n(?!- )", text_, re.M), text_  # every section has items
+
+    fake_api.set_script([text("ok")])
+    claude("hello", plugin_dir=REPO)
+    (capsule,) = capsules(fake_api.agent_requests()[-1])
+    assert "  - checks: `pytest`: 1 passed; `black`: not installed" in capsule
+    assert f"- tests: `{tests}` passed (session {sid[:8]})" in capsule
+    assert f"- handoff (SessionEnd, session {sid[:8]}, branch main @ " in capsule
+    assert ".ccstate/handoff/" not in capsule  # the file adds nothing: no pointer to it

@@ -44,6 +44,7 @@ def test_plugin_validates(claude_bin: Path, claude_home: Path, args: list[str]) 
 
 
 def test_session_start_capsule_reaches_the_model(claude, fake_api, project: Path) -> None:
+    (project / "DECISIONS.md").write_text("# Decisions\n\n## D1: Use spaces\n\n- Status: active\n")
     fake_api.set_script([text("ok")])
     _, result = claude("hello", plugin_dir=REPO)
     assert result is not None and result["result"] == "ok"
@@ -141,9 +142,47 @@ def test_project_hooks_from_ccstate_init_work_in_the_cli(claude, fake_api, proje
     assert init.returncode == 0, init.stderr
     fake_api.set_script([text("ok")])
     claude("hello")
-    assert CAPSULE_HEAD in all_system_text(fake_api.agent_requests()[0])
+    assert heartbeat(project, "SessionStart")["outcome"] in ("ok", "output")
     ran_on = Path(heartbeat(project, "SessionEnd")["detail"]["python"])
     assert ran_on.resolve() == Path(sys.executable).resolve()
+
+
+SKILL_LINE = "- ccstate:ccstate: `ccstate recall KEYWORDS` searches past sessions"
+# The user's slash commands, and a phrase of what each expands to (commands/*.md).
+COMMANDS = {
+    "recall": ("webhook retry", "Search this project's past sessions for: webhook retry"),
+    "decide": ("Use SQLite", "Record this decision in the project's DECISIONS.md: Use SQLite"),
+    "handoff": ("the parser", "Hand this session's work over to the next session"),
+    "doctor": ("", "Run `ccstate doctor` in the project directory"),
+}
+
+
+def test_the_model_is_listed_one_ccstate_skill_and_no_command(
+    claude, fake_api, project: Path
+) -> None:
+    """#43: the listing costs one line; the commands are the user's (disable-model-invocation)."""
+    fake_api.set_script([text("ok")])
+    claude("hello", plugin_dir=REPO)
+    first = fake_api.agent_requests()[0]
+    listed = [ln for s in _strings(first) for ln in s.splitlines() if ln.startswith("- ccstate:")]
+    assert len(listed) == 1 and listed[0].startswith(SKILL_LINE), listed
+    assert "`ccstate decide`" in listed[0] and len(listed[0]) <= 200
+
+
+def _strings(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    values = node.values() if isinstance(node, dict) else node if isinstance(node, list) else []
+    return [s for v in values for s in _strings(v)]
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_the_users_slash_commands_still_work(claude, fake_api, project: Path, name: str) -> None:
+    args, expanded = COMMANDS[name]
+    fake_api.set_script([text("done")])
+    _, result = claude(f"/ccstate:{name} {args}".strip(), plugin_dir=REPO)
+    assert result is not None and result["result"] == "done"
+    assert expanded in json.dumps(fake_api.agent_requests()[0]["messages"])
 
 
 def install_plugin(claude_bin: Path, home: Path, cwd: Path) -> dict:
@@ -275,8 +314,8 @@ def test_first_session_handoff_has_git_details_while_the_venv_builds(
 
 
 def test_a_reads_only_session_and_the_next_capsule_agree(claude, fake_api, project: Path) -> None:
-    """SessionEnd writes no handoff for a session that only read; the next capsule and
-    `handoff show --list` say so in the same words, without promising one."""
+    """SessionEnd writes no handoff for a session that only read; the next capsule has no
+    handoff line (#42), and `handoff show --list` says when one is written."""
     import subprocess
     import sys
 
@@ -290,7 +329,7 @@ def test_a_reads_only_session_and_the_next_capsule_agree(claude, fake_api, proje
     fake_api.set_script([text("ok")])
     claude("hello", plugin_dir=REPO)
     capsule = all_system_text(fake_api.agent_requests()[-1])
-    assert f"- handoff: none yet (written to .ccstate/ {index.WRITTEN_WHEN})" in capsule
+    assert "- handoff" not in capsule  # no handoff, no line (#42)
     listed = subprocess.run(
         [sys.executable, "-m", "ccstate", "handoff", "show", "--list"],
         cwd=project,

@@ -127,7 +127,7 @@ def test_gist_is_short_and_in_capsule_order() -> None:
         ),
         ("latest prompt", "Now also handle ordinal dates like 2026-060, and keep D3 in mind."),
         ("changed", "2 files (src/dates.py, tests/test_weeks.py); 1 commit"),
-        ("checks", "`npm run build` FAILED; `python -m pytest -q tests/test_weeks.py` passed"),
+        ("checks", "`npm run build`: FAILED (exit 2); `pytest tests/test_weeks.py`: 2 passed"),
         ("open", "3 open todos, 1 unresolved error"),
     )
 
@@ -150,3 +150,44 @@ def test_substantive(notes: tuple[str, ...]) -> None:
         handoff_scan.Scan(), Snapshot("main", HEAD), notes, meta(), redact.Redactor()
     )
     assert empty.substantive() is bool(notes)
+
+
+def test_a_verdict_naming_a_missing_program_is_redacted() -> None:
+    """A runner's figure names the program its recipe could not find: from the output, so
+    it goes through redaction like any text of it."""
+    secret = "ghp_" + "0123456789abcdefghijABCDEFGHIJ012345"
+    scan = handoff_scan.Scan()
+    for line, record in enumerate(
+        [
+            {
+                "type": "assistant",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "a",
+                            "name": "Bash",
+                            "input": {"command": "make test"},
+                        }
+                    ]
+                },
+            },
+            {
+                "type": "user",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "a",
+                            "content": f"sh: 1: {secret}: not found",
+                        }
+                    ]
+                },
+            },
+        ],
+        start=1,
+    ):
+        scan.feed(line, record)
+    doc = handoff_doc.build(scan, Snapshot("main", HEAD), (), meta(), redact.Redactor())
+    out = handoff_doc.render(doc, 1200, redact.Redactor()) + json.dumps(doc.to_json())
+    assert secret not in out and "`make test`: not installed ([REDACTED:" in out

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ccstate.gitinfo import Snapshot
+from ccstate.handoff.checks import Check, Verdict
 from ccstate.handoff.facts import steer_facts
-from ccstate.handoff.scan import Check, Problem, Scan, Todo, Touch
+from ccstate.handoff.scan import Problem, Scan, Todo, Touch
 from ccstate.redact import Redactor
 
 ROOT = "/work/demo"
@@ -14,8 +15,9 @@ def _scan() -> Scan:
     scan = Scan()
     for n, path in enumerate(("src/a.py", "src/b.py", "notes/new.md"), 1):
         scan.touches[f"{ROOT}/{path}"] = Touch(f"{ROOT}/{path}", "edited", 1, n, n)
-    scan.checks["pytest -q"] = Check("pytest -q", False, 10, "1 failed")
-    scan.checks["ruff check"] = Check("ruff check", True, 11)
+    failed = Verdict("pytest", "test", "", "FAILED", "1 failed")
+    scan.checks["pytest"] = Check("pytest -q", failed, 10, "1 failed")
+    scan.checks["ruff check"] = Check("ruff check", Verdict("ruff check", "lint", "", "passed"), 11)
     scan.problems["Bash:deploy"] = Problem(
         "Bash",
         "deploy --token sk-ant-api03-" + "aB3xK9mQ2vL8pR5tW1zY7nC4",

@@ -18,6 +18,7 @@ import pytest
 from ccstate import config, redact, store
 from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import index as handoff
+from ccstate.handoff import passed as handoff_passed
 from ccstate.handoff import store as handoff_store
 from helpers import make_payload, run_hook
 
@@ -134,7 +135,7 @@ def test_a_start_after_a_new_handoff_reads_the_summary_not_the_index(
     for n in range(40):
         persist(git_project, f"s{n:02d}", f"step {n}")
     cached = json.loads(Path(handoff.summary_path(state(git_project))).read_text())
-    assert cached["stamp"] == store.file_stamp(handoff.index_path(state(git_project)))
+    assert cached["stamp"] == [store.file_stamp(handoff.index_path(state(git_project))), None]
     index_unread(monkeypatch)
     lines = capsule(git_project)
     assert lines[1:] == [
@@ -240,3 +241,36 @@ def test_a_secret_added_to_dot_env_after_the_handoff_is_hidden(git_project: Path
     assert capsule(git_project)[1] == "  - goal: rotate key abc123secretvalue"
     (git_project / ".env.local").write_text("API_KEY=abc123secretvalue\n")
     assert capsule(git_project)[1] == "  - goal: rotate key [REDACTED:env]"
+
+
+def test_the_summary_follows_the_passed_store(git_project: Path) -> None:
+    """#39.2: the last passing test command comes from the index summary, which is keyed by
+    passed.json's stamp as well as the index's."""
+    persist(git_project, "s1", "first")
+    assert capsule(git_project)[-1] == "  - goal: first"
+    run = {
+        "command": "make test",
+        "tool": "make test",
+        "kind": "test",
+        "session": "s1",
+        "time": "T",
+    }
+    assert handoff_passed.record(state(git_project), "main", [run])
+    assert capsule(git_project)[-1] == "- tests: `make test` passed (session s1)"
+
+
+def test_the_headline_points_to_the_file_only_when_it_adds_something(git_project: Path) -> None:
+    persist(git_project, "s1", "first")  # a goal only: the gist says it all
+    head = git(git_project, "rev-parse", "--short=7", "HEAD")
+    assert capsule(git_project)[0] == f"- handoff (PreCompact, session s1, branch main @ {head}):"
+    path = Path(handoff.index_path(state(git_project)))
+    data = json.loads(path.read_text())
+    data["sessions"]["s1"]["adds"] = ["2 failing checks", "3 next steps"]
+    path.write_text(json.dumps(data))
+    assert capsule(git_project)[0] == (
+        f"- handoff (PreCompact, session s1, branch main @ {head}): 2 failing checks, "
+        "3 next steps in .ccstate/handoff/branches/main/s1.md"
+    )
+    del data["sessions"]["s1"]["adds"]  # written before #42: named as it was
+    path.write_text(json.dumps(data))
+    assert capsule(git_project)[0].endswith(": full handoff: .ccstate/handoff/branches/main/s1.md")

@@ -4,7 +4,8 @@ from pathlib import Path
 from typing import Any
 
 from ccstate.handoff import scan as handoff_scan
-from ccstate.handoff.scan import Check, Prompt, Scan, Todo, failure_line, problem_key
+from ccstate.handoff.checks import Check, Verdict, failure_line
+from ccstate.handoff.scan import Prompt, Scan, Todo, problem_key
 from helpers import FIXTURES
 
 SESSION = FIXTURES / "handoff" / "session.jsonl"
@@ -61,8 +62,19 @@ def test_fixture_session_facts() -> None:
         "/work/demo/tests/test_weeks.py": ("created", 1),
     }
     assert list(scan.checks.values()) == [
-        Check("python -m pytest -q tests/test_weeks.py", True, 20),
-        Check("npm run build", False, 28, BUILD_OUTPUT),
+        Check(
+            "python -m pytest -q tests/test_weeks.py",
+            Verdict("pytest", "test", "tests/test_weeks.py", "passed", "2 passed"),
+            20,
+            time="2026-03-01T10:19:00.000Z",
+        ),
+        Check(
+            "npm run build",
+            Verdict("npm run build", "build", "", "FAILED", "exit 2"),
+            28,
+            BUILD_OUTPUT,
+            "2026-03-01T10:27:00.000Z",
+        ),
     ]
     assert failure_line(BUILD_OUTPUT) == "Error: Cannot find module 'vitepress'"
     # the Edit error was resolved; rm was refused. Keys are digests of the call (#23).
@@ -152,9 +164,9 @@ def test_bash_checks_background_and_interrupted() -> None:
             result("c", "boom", error=True),
         ]
     )
-    assert [(c.command, c.ok) for c in scan.checks.values()] == [
-        ("cargo test --all", None),
-        ("cd web && npm test", False),
+    assert [(c.command, c.verdict.outcome) for c in scan.checks.values()] == [
+        ("cargo test --all", "started in the background"),
+        ("cd web && npm test", "did not finish"),
     ]
     assert [(p.subject, p.message) for p in scan.problems.values()] == [
         ("cd web && npm test", "partial"),
@@ -229,3 +241,29 @@ def test_a_problem_key_holds_no_word_of_the_call() -> None:
     path_key, path = problem_key("Edit", {"file_path": f"/srv/{secret}.txt"})
     assert path_key.startswith("file:") and "wJalr" not in path_key and secret in path
     assert path_key == problem_key("Read", {"file_path": f"/srv/{secret}.txt"})[0]
+
+
+def test_one_verdict_per_tool_and_the_newest_stands() -> None:
+    """#42: a line of three tools gives three checks; a later run of a tool replaces its
+    verdict; a refused run does not undo an earlier one."""
+    line = "python3 -m black --check . 2>&1 | tail -3; python3 -m unittest 2>&1 | tail -5"
+    out = "/usr/bin/python3: No module named black\nRan 817 tests in 3.2s\n\nOK\n"
+    scan = feed(
+        [
+            use("Bash", {"command": line}, "a"),
+            result("a", out),
+            use("Bash", {"command": "python3 -m pytest -q"}, "b"),
+            result("b", "Exit code 1\n1 failed, 2 passed in 0.1s", error=True),
+            use("Bash", {"command": "pytest -q"}, "c"),
+            result("c", "3 passed in 0.1s"),
+            use("Bash", {"command": "pytest -q"}, "d"),
+            result("d", "<tool_use_error>blocked</tool_use_error>", error=True),
+            use("Bash", {"command": "ls; cat tox.ini | head"}, "e"),
+            result("e", "tox.ini"),
+        ]
+    )
+    assert {k: (c.verdict.text(), c.line) for k, c in scan.checks.items()} == {
+        "black": ("not installed", 2),
+        "unittest": ("817 tests OK", 2),
+        "pytest": ("3 passed", 6),
+    }

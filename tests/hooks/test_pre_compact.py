@@ -46,7 +46,7 @@ def test_the_capsule_after_compaction_points_at_this_sessions_handoff(
     assert (code, err) == (0, "")
     text = parsed["hookSpecificOutput"]["additionalContext"]
     assert "- handoff (PreCompact, session 5e55104e, branch main @ " in text
-    assert f"full handoff: .ccstate/handoff/branches/main/{SID}.md" in text
+    assert f"3 open todos, 1 unresolved error in .ccstate/handoff/branches/main/{SID}.md" in text
 
 
 def test_pre_compact_indexes_the_session_for_recall_once(git_project: Path, tmp_path: Path) -> None:
@@ -64,3 +64,67 @@ def test_pre_compact_indexes_the_session_for_recall_once(git_project: Path, tmp_
     assert second == "0 moments from 0 files"
     summary = json.loads((git_project / ".ccstate/recall/summary.json").read_text())
     assert summary["sessions"] == 1 and summary["moments"] > 0
+
+
+def test_a_handoff_that_adds_nothing_is_no_path_to_keep(git_project: Path, tmp_path: Path) -> None:
+    """#42: the capsule after the compaction names no handoff file that adds nothing to it,
+    so the block does not ask the summary to keep its path either."""
+    (git_project / "notes.txt").write_text("draft\n")
+    sid = "5e55104e-0000-4000-8000-0000000000aa"
+    records = [
+        {"type": "user", "sessionId": sid, "message": {"content": "write notes, run the tests"}},
+        {
+            "type": "assistant",
+            "sessionId": sid,
+            "message": {
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "w",
+                        "name": "Write",
+                        "input": {
+                            "file_path": str(git_project / "notes.txt"),
+                            "content": "draft\n",
+                        },
+                    },
+                ]
+            },
+        },
+        {
+            "type": "user",
+            "sessionId": sid,
+            "message": {
+                "content": [{"type": "tool_result", "tool_use_id": "w", "content": "File created"}]
+            },
+        },
+        {
+            "type": "assistant",
+            "sessionId": sid,
+            "message": {
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t",
+                        "name": "Bash",
+                        "input": {"command": "pytest -q"},
+                    },
+                ]
+            },
+        },
+        {
+            "type": "user",
+            "sessionId": sid,
+            "message": {
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t", "content": "3 passed in 0.1s"}
+                ]
+            },
+        },
+    ]
+    transcript = tmp_path / "adds-nothing.jsonl"
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
+    payload = make_payload("PreCompact", git_project, trigger="auto")
+    payload.update(session_id=sid, transcript_path=str(transcript))
+    code, parsed, block, err = run_hook("PreCompact", payload, cwd=git_project)
+    assert (code, parsed, err) == (0, None, "")
+    assert "notes.txt" in block and ".ccstate/handoff/" not in block

@@ -14,16 +14,28 @@ def capsule(project: Path, source: str = "startup") -> str:
     return parsed["hookSpecificOutput"]["additionalContext"]
 
 
+def test_a_fresh_project_gets_no_capsule(git_project: Path) -> None:
+    """No handoff (#42), no decision, no lint finding: nothing is added to the model's context,
+    not even a header (#43); the heartbeat says SessionStart ran."""
+    payload = make_payload("SessionStart", git_project, source="startup")
+    assert run_hook("SessionStart", payload, cwd=git_project)[:3] == (0, None, "")
+    assert (git_project / ".ccstate" / "heartbeat" / "SessionStart.json").exists()
+
+
 def test_capsule_golden(git_project: Path) -> None:
+    (git_project / "DECISIONS.md").write_text(
+        "# Decisions\n\n## D1: Use spaces\n\n- Status: active\n\n**Decision:** Four.\n"
+    )
     assert capsule(git_project) == (
         "[ccstate] project state for project\n"
-        "- handoff: none yet (written to .ccstate/ at compaction, and at session end unless "
-        "the session only read and talked)\n"
-        "- decisions: none recorded yet"
+        "- decisions (DECISIONS.md), newest first; cite as `D1 (DECISIONS.md)` instead of "
+        "restating; `ccstate decide` records one:\n"
+        "  - D1: Use spaces"
     )
 
 
 def test_capsule_is_byte_identical_for_identical_state(git_project: Path) -> None:
+    (git_project / "DECISIONS.md").write_text("# Decisions\n\n## D1: Use spaces\n")
     assert capsule(git_project) == capsule(git_project) == capsule(git_project, "compact")
 
 
@@ -50,6 +62,7 @@ def test_a_bare_python3_reads_plain_settings_without_yaml(
     settings in plain `key: value` lines still hold; YAML beyond them falls back to the
     defaults, with the reason in the hooks' log."""
     bare = [str(bare_python), "-m", "ccstate.hooks", "SessionStart"]
+    (git_project / "DECISIONS.md").write_text("# Decisions\n\n## D1: Use spaces\n")  # a capsule
     payload = make_payload("SessionStart", git_project, source="startup")
     config = git_project / ".ccstate.yaml"
     config.write_text("# team settings\ncapsule:\n  enabled: off   # not here\n")
@@ -111,6 +124,7 @@ def _resumed_transcript(project: Path) -> Path:
 
 def test_resume_on_an_expired_cache_warns_the_user_and_not_the_model(git_project: Path) -> None:
     _resumed_transcript(git_project)
+    (git_project / "DECISIONS.md").write_text("# Decisions\n\n## D1: Use spaces\n")
     payload = make_payload("SessionStart", git_project, **RESUME)
     code, parsed, _, err = run_hook("SessionStart", payload, cwd=git_project)
     assert (code, err) == (0, "")
@@ -136,10 +150,19 @@ def test_resume_stays_quiet_when_warm_cheap_or_a_plain_start(git_project: Path) 
         parsed = run_hook(
             "SessionStart", make_payload("SessionStart", git_project, **fields), cwd=git_project
         )[1]
-        assert "systemMessage" not in parsed, fields
+        assert "systemMessage" not in (parsed or {}), fields
     fork = run_hook(
         "SessionStart",
         make_payload("SessionStart", git_project, **{**RESUME, "source": "fork"}),
         cwd=git_project,
     )[1]
     assert "resumed after 47m idle" in fork["systemMessage"]
+
+
+def test_the_resume_warning_reaches_the_user_when_there_is_no_capsule(git_project: Path) -> None:
+    _resumed_transcript(git_project)
+    payload = make_payload("SessionStart", git_project, **RESUME)
+    code, parsed, _, err = run_hook("SessionStart", payload, cwd=git_project)
+    assert (code, err) == (0, "")
+    assert parsed["systemMessage"].startswith("ccstate: resumed after 47m idle")
+    assert "additionalContext" not in parsed.get("hookSpecificOutput", {})

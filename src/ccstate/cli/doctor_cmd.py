@@ -23,9 +23,18 @@ def doctor_cmd(project: Path | None) -> None:
         ccstate doctor
     """
     root = resolve_project(project)
+    from ccstate import paths, wiring
     from ccstate.recall import embed
+    from ccstate.scaffold import footprint
 
-    checks = doctor.run_checks(root, os.environ, semantic=embed.semantic_status)
+    state = paths.state_dir(root, os.environ)
+    plugin = bool(wiring.plugin_enabled(root, os.environ))
+    checks = doctor.run_checks(
+        root,
+        os.environ,
+        semantic=embed.semantic_status,
+        footprint=lambda: footprint.summary(root, state, os.environ, plugin),
+    )
     _render_checks(root, checks)
     sys.exit(doctor.exit_code(checks))
 

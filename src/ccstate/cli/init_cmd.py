@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
-from ccstate import scaffold, wiring
+from ccstate import wiring
 from ccstate.cli import InputError, cli, handle_errors, project_option, resolve_project
+from ccstate.scaffold import plan as scaffold
 
 
 @cli.command(name="init")
@@ -113,6 +114,10 @@ def _print_steps(steps: list[scaffold.Step], root: Path, dry_run: bool) -> None:
         rel = os.path.relpath(step.path, root) if inside else str(step.path)
         action = verb.get(step.action, step.action) if dry_run else step.action
         click.echo(f"{action:>12}  {rel}  ({step.reason})")
+        if dry_run and step.content and step.preview:
+            click.echo(
+                "".join(f"{'':>14}| {line}\n" for line in step.content.splitlines()), nl=False
+            )
 
 
 def _check_path() -> None:

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 CACHE_VERSION = 1
 MAX_LISTED = 200  # the largest `decisions.capsule_max`: the summary lists at most this many
-NONE_LINE = "- decisions: none recorded yet"
 CAPSULE_TITLE_MAX = 90
 
 
@@ -71,17 +70,18 @@ def stored_title(title: str) -> str:
 def capsule_lines(
     summary: dict[str, Any], limit: int, name: str = paths.DECISIONS_NAME
 ) -> list[str]:
-    """One line per active decision (ID + title), newest first, at most `limit` (pure)."""
+    """One line per active decision (ID + title), newest first, at most `limit` (pure).
+
+    Nothing when no decision is active and the file has no problem: a line saying there is
+    none would be paid on every request for nothing (#43)."""
     problems = summary["errors"] + summary["clashes"]
     hint = "; the file has problems: run `ccstate decisions lint`" if problems else ""
-    active, count, total = summary["active"], summary["active_count"], summary["decisions"]
+    active, count = summary["active"], summary["active_count"]
     if not count:
-        if not total:
-            return [NONE_LINE + hint]
-        return [f"- decisions: none active in {name} ({total} superseded/reverted){hint}"]
+        return [f"- decisions: {name} has problems: run `ccstate decisions lint`"] if hint else []
     head = (
-        f"- decisions in {name}, active, newest first; cite by ID, "
-        f"e.g. `D{active[0][0]} ({name})`, instead of restating{hint}:"
+        f"- decisions ({name}), newest first; cite as `D{active[0][0]} ({name})` instead of "
+        f"restating; `ccstate decide` records one{hint}:"
     )
     lines = [head, *(f"  - D{n}: {_short(title)}" for n, title in active[:limit])]
     if count > limit:
@@ -195,5 +195,5 @@ def capsule_section(
     if summary is None and problem:
         return [f"- decisions: {paths.DECISIONS_NAME} is unreadable; run `ccstate decisions lint`"]
     if summary is None:
-        return [NONE_LINE]
+        return []
     return capsule_lines(summary, limit)

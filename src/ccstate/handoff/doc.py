@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ccstate.gitinfo import Snapshot
-from ccstate.handoff.scan import Scan, failure_line
+from ccstate.handoff import gist as handoff_gist
+from ccstate.handoff.checks import failure_line
+from ccstate.handoff.scan import Scan
 from ccstate.redact import Redactor
 
 SCHEMA_VERSION = 1
@@ -35,9 +37,7 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("compactions", "Compactions (what the summary kept of what ccstate asked)", 3),
 )
 CLIP_HEAD = 4000  # characters of a text an item looks at (whitespace is collapsed after)
-NAMED = ("session title:", "Claude Code's recap:")  # goal items that are not prompts
 MAX_KEPT = 60  # items kept in the JSON (the markdown shows fewer)
-NO_NOTES = 'none written yet: the agent adds them with `ccstate handoff note "..."`'
 _WS = re.compile(r"\s+")
 
 
@@ -233,15 +233,25 @@ def _plusminus(added: int, deleted: int) -> str:
 
 
 def _checks(scan: Scan, r: Redactor) -> tuple[Item, ...]:
+    """One item per tool (and target), newest first: its verdict, a failure's telling line,
+    and the shell line that ran it (#42)."""
     latest = sorted(scan.checks.values(), key=lambda c: c.line, reverse=True)[:8]
     items = []
     for check in latest:
-        verdict = {True: "passed", False: "FAILED", None: "started in the background"}[check.ok]
-        detail = f": {clip(r, _failure(r, check.output), 160)}" if check.output else ""
+        verdict = check.verdict
+        tool = clip(r, verdict.key, 80)
+        said = clip(r, verdict.text(), 120)  # its figure is numbers and fixed words, mostly
+        detail = ""
+        if verdict.outcome == "FAILED" and check.output:
+            detail = f": {clip(r, _failure(r, check.output), 160)}"
         command = clip(r, check.command, 140)
-        short = clip(r, check.command, 60)
+        ran = f" (ran `{command}`)" if command != tool else ""
         items.append(
-            Item(f"`{command}` {verdict}{detail}", f"L{check.line}", f"`{short}` {verdict}")
+            Item(
+                f"`{tool}`: {said}{detail}{ran}",
+                f"L{check.line}",
+                f"`{clip(r, verdict.key, 60)}`: {said}",
+            )
         )
     return tuple(items)
 
@@ -312,36 +322,13 @@ def _state(snap: Snapshot, r: Redactor, meta: Meta) -> tuple[Item, ...]:
 
 
 def make_gist(handoff: Handoff) -> tuple[tuple[str, str], ...]:
-    """At most six short lines for the capsule, from the items' tags (no new facts)."""
-    gist: list[tuple[str, str]] = []
-    notes = handoff.section("next")
-    if notes:
-        more = f" (+{len(notes) - 1} more)" if len(notes) > 1 else ""
-        gist.append(("next", notes[0].tag + more))
-    goal = [i for i in handoff.section("goal") if not i.text.startswith(NAMED)]
-    if goal:
-        gist.append(("goal", goal[0].tag))
-    if len(goal) > 1:
-        gist.append(("latest prompt", goal[-1].tag))
-    changed = handoff.section("changed")
-    files = [i.tag[len("file:") :] for i in changed if i.tag.startswith("file:")]
-    commits = sum(i.tag == "commit" for i in changed)
-    parts = []
-    if files:
-        more = f", +{len(files) - 3} more" if len(files) > 3 else ""
-        parts.append(f"{len(files)} file{'s' * (len(files) != 1)} ({', '.join(files[:3])}{more})")
-    if commits:
-        parts.append(f"{commits} commit{'s' * (commits != 1)}")
-    if parts:
-        gist.append(("changed", "; ".join(parts)))
-    checks = [i.tag for i in handoff.section("checks")[:2]]
-    if checks:
-        gist.append(("checks", "; ".join(checks)))
-    todos, errors = len(handoff.section("todos")), len(handoff.section("errors"))
-    if todos or errors:
-        opened = f"{todos} open todo{'s' * (todos != 1)}"
-        gist.append(("open", f"{opened}, {errors} unresolved error{'s' * (errors != 1)}"))
-    return tuple(gist)
+    """At most six short lines for the capsule, from the items' tags (gist.py)."""
+    return handoff_gist.make_gist(dict(handoff.sections))
+
+
+def adds(handoff: Handoff) -> tuple[str, ...]:
+    """What the file holds beyond the capsule's lines (gist.py); () when nothing."""
+    return handoff_gist.adds(dict(handoff.sections))
 
 
 def estimate_tokens(text: str) -> int:
@@ -380,14 +367,12 @@ def _render(handoff: Handoff, limits: Mapping[str, int]) -> str:
     omitted = []
     for key, title, _cap in SECTIONS:
         items = handoff.section(key)
-        if not items and key not in ("next", "goal"):
-            continue
+        if not items:
+            continue  # an empty section is left out (#42)
         if items and limits[key] == 0:
             omitted.append(f"{title} ({len(items)})")
             continue
         lines += ["", f"## {title}"]
-        if not items:
-            lines.append(f"- {NO_NOTES}" if key == "next" else "- no user prompt in the transcript")
         shown = items[: limits[key]]
         lines += [f"- {i.text} [{i.source}]" for i in shown]
         if len(items) > len(shown):

@@ -6,7 +6,7 @@ commands, redacted, not trimmed for display. One dict of lists, JSON-ready:
 
 - `edited`: files the session edited or wrote that git still shows as changed (relative to
   the project); every edited file when git cannot tell (`git`: false);
-- `failing`: commands whose last run in the session failed;
+- `failing`: commands whose tool's newest verdict was FAILED or not installed (checks.py);
 - `errors`: `[tool, subject, message]` of failed tool calls not followed by a success;
 - `todos`: `[status, text]` of open todos and tasks;
 - `next`: the agent's own next steps (`ccstate handoff note`).

@@ -21,6 +21,7 @@ import os
 import re
 
 from ccstate import gitinfo, store
+from ccstate.handoff import passed as handoff_passed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ DAY = 86_400
 # When a handoff is written (handoff/store.py `persist`, `skip_trivial`): said the same way
 # by the capsule, `ccstate handoff show --list` and the SessionEnd heartbeat.
 WRITTEN_WHEN = "at compaction, and at session end unless the session only read and talked"
-NONE_YET = "- handoff: none yet (written to {state}/ " + WRITTEN_WHEN + ")"
 RESUMING = ("compact", "resume")  # these sources continue a session: prefer its own handoff
 
 
@@ -165,22 +165,28 @@ def capsule_section(
 
     Staleness is worded so the text changes only when its condition flips: HEAD moved,
     another branch, or the age crossing `handoff.stale_days` (needs `now`; 0 turns it off).
-    The entry comes from the index summary (`lookup`): one stat and a small file, however
-    many handoffs the index holds.
+    The entry comes from the index summary (`lookup`): two stats and a small file, however
+    many handoffs the index holds. No handoff: no lines (#42). The headline points to the
+    file only when it holds something these lines do not say, and says what (gist.py).
     """
     head = gitinfo.read_head(project)
     branch = head.branch if head else None
-    entry, others = lookup(state, branch, session_id if source in RESUMING else None)
-    if entry is None:
-        return [NONE_YET.format(state=_shown(state, project))]
-    lines = [_headline(entry, state, project)]
-    lines += stale_reasons(entry, head, now, int(config.get("handoff.stale_days")))
-    lines += [f"  - {key}: {text}" for key, text in entry.get("gist", []) if text]
-    if others:
-        lines.append(
-            f"  - {others} other session handoff(s) on this branch: `ccstate handoff show --list`"
-        )
-    return _hide_env_values(project, lines)
+    session = session_id if source in RESUMING else None
+    entry, others, summary = _lookup(state, branch, session)
+    lines = []
+    if entry is not None:
+        lines.append(_headline(entry, state, project))
+        lines += stale_reasons(entry, head, now, int(config.get("handoff.stale_days")))
+        said = "adds" in entry  # the headline names the todos and errors the file holds
+        gist = [(k, t) for k, t in entry.get("gist", []) if t and not (said and k == "open")]
+        lines += [f"  - {key}: {text}" for key, text in gist]
+        if others:
+            lines.append(
+                f"  - {others} other session handoff(s) on this branch: "
+                "`ccstate handoff show --list`"
+            )
+    lines += handoff_passed.capsule_line(summary.get("tests") if summary else None, branch)
+    return _hide_env_values(project, lines) if lines else []
 
 
 def _hide_env_values(project: StrPath, lines: list[str]) -> list[str]:
@@ -210,7 +216,7 @@ def _hide_env_values(project: StrPath, lines: list[str]) -> list[str]:
 # reader that finds another stamp reads the index and writes it. What the lines also depend on
 # (HEAD, the clock, the config, the project's secrets) is read live, never cached.
 
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2  # 2: the last passing test command per branch (#39.2), two stamps
 RECENT = 16
 
 
@@ -218,8 +224,8 @@ def summary_path(state: str | os.PathLike[str]) -> str:
     return os.path.join(state, "cache", "handoff.json")
 
 
-def summarize(index: dict[str, Any]) -> dict[str, Any]:
-    """The summary of a parsed index (see above)."""
+def summarize(index: dict[str, Any], passed: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The summary of a parsed index and the passed-commands store (see above)."""
     items = sorted(
         ((key, e) for key, e in index["sessions"].items() if valid_entry(e)), key=_newest
     )
@@ -233,6 +239,7 @@ def summarize(index: dict[str, Any]) -> dict[str, Any]:
         "newest": items[-1][0] if items else None,
         "branches": branches,
         "entries": dict(items[-RECENT:]),
+        "tests": handoff_passed.capsule_rows(passed),
     }
 
 
@@ -242,13 +249,21 @@ def _branch_key(branch: Any) -> str:
 
 def remember(state: str | os.PathLike[str], index: dict[str, Any]) -> None:
     """Cache the summary of `index`, just written to index.json (best effort)."""
-    stamp = store.file_stamp(index_path(state))
+    stamp = _stamp(state)
     if stamp is not None:
-        _write_summary(state, stamp, summarize(index))
+        _write_summary(state, stamp, summarize(index, handoff_passed.read_passed(state)))
+
+
+def _stamp(state: str | os.PathLike[str]) -> list[Any] | None:
+    """What the summary is keyed by: index.json's stamp and passed.json's (None: no index)."""
+    index = store.file_stamp(index_path(state))
+    if index is None:
+        return None
+    return [index, store.file_stamp(handoff_passed.passed_path(state))]
 
 
 def _write_summary(
-    state: str | os.PathLike[str], stamp: list[int], summary: dict[str, Any]
+    state: str | os.PathLike[str], stamp: list[Any], summary: dict[str, Any]
 ) -> None:
     data = {"v": SUMMARY_VERSION, "stamp": stamp, "summary": summary}
     try:
@@ -258,7 +273,7 @@ def _write_summary(
         return
 
 
-def _read_summary(state: str | os.PathLike[str], stamp: list[int]) -> dict[str, Any] | None:
+def _read_summary(state: str | os.PathLike[str], stamp: list[Any]) -> dict[str, Any] | None:
     try:
         with open(summary_path(state), encoding="utf-8") as fh:
             data = json.load(fh)
@@ -276,22 +291,30 @@ def lookup(
     """(`choose(index, branch, session)`, how many other handoffs its branch has), from the
     summary when it matches the index; the index itself otherwise (and then the summary is
     written for next time). Both give the same answer."""
-    stamp = store.file_stamp(index_path(state))
+    entry, others, _summary = _lookup(state, branch, session)
+    return entry, others
+
+
+def _lookup(
+    state: str | os.PathLike[str], branch: str | None, session: str | None
+) -> tuple[dict[str, Any] | None, int, dict[str, Any] | None]:
+    """`lookup`, and the summary it read or rebuilt (None: no index)."""
+    stamp = _stamp(state)
     if stamp is None:
-        return None, 0
+        return None, 0, None
     summary = _read_summary(state, stamp)
     if summary is not None:
         found = _from_summary(summary, branch, session)
         if found is not None:
-            return found
+            return (*found, summary)
     index = read_index(state)
-    fresh = summarize(index)
-    if summary is None and store.file_stamp(index_path(state)) == stamp:  # unchanged meanwhile
+    fresh = summarize(index, handoff_passed.read_passed(state))
+    if summary is None and _stamp(state) == stamp:  # unchanged meanwhile
         _write_summary(state, stamp, fresh)
     entry = choose(index, branch, session)
     if entry is None:
-        return None, 0
-    return entry, fresh["branches"][_branch_key(entry.get("branch"))][0] - 1
+        return None, 0, fresh
+    return entry, fresh["branches"][_branch_key(entry.get("branch"))][0] - 1, fresh
 
 
 def _from_summary(
@@ -315,13 +338,18 @@ def _from_summary(
 
 
 def _headline(entry: dict[str, Any], state: StrPath, project: StrPath) -> str:
+    """The handoff's line: where it is from, and the file only when it adds something (an
+    entry written before #42 has no `adds`: its file is named as before)."""
     where = f"branch {entry.get('branch')}" if entry.get("branch") else "detached HEAD"
     at = f" @ {str(entry.get('head'))[:7]}" if entry.get("head") else ""
-    path = os.path.join(handoff_dir(state), str(entry.get("path", "")))
-    return (
-        f"- handoff ({entry.get('event')}, session {str(entry.get('session'))[:8]}, {where}{at}): "
-        f"full handoff: {_shown(path, project)}"
-    )
+    head = f"- handoff ({entry.get('event')}, session {str(entry.get('session'))[:8]}, {where}{at})"
+    path = _shown(os.path.join(handoff_dir(state), str(entry.get("path", ""))), project)
+    adds = entry.get("adds")
+    if not isinstance(adds, list):
+        return f"{head}: full handoff: {path}"
+    if not adds:
+        return f"{head}:"
+    return f"{head}: {', '.join(str(a) for a in adds)} in {path}"
 
 
 def stale_reasons(

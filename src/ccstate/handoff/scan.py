@@ -2,7 +2,8 @@
 
 `Scan.feed(line, record)` takes the records in file order and keeps only what a
 handoff needs: the first and latest user prompts, files edited or written, the
-last test/build commands and whether they passed, commits seen in `git commit`
+newest verdict of each test, build, lint or type tool run through Bash (checks.py: a
+check passes only when its output or exit status proves it), commits seen in `git commit`
 output, the last todo list, errors not followed by a success of the same kind,
 and decision IDs mentioned. Every fact keeps the transcript line it came from.
 Texts are kept raw but bounded (`KEEP`: the `TEXT_CAP` characters a handoff looks at, plus
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ccstate.handoff import checks
+from ccstate.handoff.checks import Check
 from ccstate.redact import CUT_SLACK
 from ccstate.transcript import iter_lines, message_content
 
@@ -29,19 +32,6 @@ KEEP = TEXT_CAP + CUT_SLACK  # characters kept raw: redaction sees a secret at t
 FILE_TOOLS = {"Edit": "edited", "MultiEdit": "edited", "NotebookEdit": "edited", "Write": "written"}
 TODO_TOOLS = {"TodoWrite"}
 MAX_PENDING = 2000  # tool_use blocks waiting for their result (bounded for odd transcripts)
-_VERIFY = re.compile(
-    r"(?:^|[\s;&|(/])(?:"
-    r"pytest|py\.test|tox|nox|unittest|"
-    r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|typecheck|type-check|check|ci)\b|"
-    r"(?:npx|bunx|pnpm\s+exec)\s+(?:jest|vitest|tsc|eslint|playwright|mocha)|"
-    r"jest|vitest|tsc|eslint|mocha|"
-    r"cargo\s+(?:test|build|check|clippy|nextest)|go\s+(?:test|build|vet)|"
-    r"make|cmake\s+--build|ctest|ninja|mvn|gradle|\./gradlew|dotnet\s+(?:test|build)|"
-    r"mix\s+(?:test|compile|credo|dialyzer)|rspec|rake\s+test|"
-    r"ruff|mypy|pyright|flake8|pylint|black\s+--check|"
-    r"swift\s+(?:test|build)|xcodebuild|bazel\s+(?:test|build)|deno\s+(?:test|check)|phpunit"
-    r")\b"
-)
 _COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.*)$", re.M)
 _DECISION_ID = re.compile(r"\bD(\d{1,4})\b")
 # What `ccstate decide` prints: "Recorded D7 (DECISIONS.md): <title>"; before #13 just "D7".
@@ -88,14 +78,6 @@ class Touch:
 
 
 @dataclass(frozen=True)
-class Check:
-    command: str
-    ok: bool | None  # None: still running (sent to the background)
-    line: int
-    output: str = ""  # a failed run's output, raw (the handoff shows its telling line)
-
-
-@dataclass(frozen=True)
 class Problem:
     tool: str
     subject: str  # the command or path the call was about
@@ -131,7 +113,7 @@ class Scan:
     titles: dict[str, Prompt] = field(default_factory=dict)
     recap: Prompt | None = None  # Claude Code's own "while you were away" summary, the latest
     touches: dict[str, Touch] = field(default_factory=dict)
-    checks: dict[str, Check] = field(default_factory=dict)
+    checks: dict[str, Check] = field(default_factory=dict)  # Verdict.key -> the newest run
     commits: dict[str, tuple[str, int]] = field(default_factory=dict)  # sha -> (subject, line)
     todos: list[Todo] = field(default_factory=list)
     tasks: dict[str, Todo] = field(default_factory=dict)
@@ -264,7 +246,8 @@ class Scan:
         if pending is None:
             return
         name, tool_input, _use_line = pending
-        text = block_text(block.get("content"))[:KEEP]
+        whole = block_text(block.get("content"))
+        text = whole[:KEEP]
         if any(marker in text[:300] for marker in REJECTED):
             return  # the user said no, or a hook blocked it: not an error to fix
         failed = bool(block.get("is_error")) or (
@@ -279,7 +262,7 @@ class Scan:
         if name in FILE_TOOLS and not failed:
             self._touch(name, tool_input, extra, line)
         elif name == "Bash":
-            self._bash(tool_input, text, bool(failed), extra, line)
+            self._bash(tool_input, whole, bool(block.get("is_error")), extra, line)
         elif name in ("TaskCreate", "TaskUpdate") and not failed:
             self._task(name, tool_input, text, extra, line)
 
@@ -300,22 +283,32 @@ class Scan:
                 seen.kind = kind if kind != "edited" or seen.kind == "edited" else seen.kind
 
     def _bash(
-        self, tool_input: dict[str, Any], text: str, failed: bool, extra: Any, line: int
+        self, tool_input: dict[str, Any], whole: str, is_error: bool, extra: Any, line: int
     ) -> None:
+        """`whole`: the call's whole output (a tool's summary is at its end); `is_error`:
+        Claude Code's mark of a non-zero exit."""
         command = str(tool_input.get("command", ""))[:KEEP]
+        text = whole[:KEEP]
         if "git commit" in command or "git merge" in command:
             for match in _COMMIT_LINE.finditer(text):
                 if match.end() < KEEP:  # a line the bound cut is not whole: no subject
                     self.commits.setdefault(match.group(2), (match.group(3), line))
-        if "ccstate decide" in command and not failed:
+        if "ccstate decide" in command and not is_error:
             for match in _RECORDED.finditer(text[:500]):
                 self.added.setdefault(f"D{match.group(1) or match.group(2)}", line)
-        if not _VERIFY.search(command[:500]):
-            return
-        background = isinstance(extra, dict) and bool(extra.get("backgroundTaskId"))
-        ok = None if background and not failed else not failed
-        self.checks.pop(command, None)
-        self.checks[command] = Check(command, ok, line, text if failed else "")
+        extra = extra if isinstance(extra, dict) else {}
+        status = checks.status_of(
+            whole,
+            is_error=is_error,
+            interrupted=bool(extra.get("interrupted")),
+            background=bool(extra.get("backgroundTaskId")),
+        )
+        for verdict in checks.classify(command, whole, status):
+            if verdict.outcome == checks.NOT_RUN and verdict.key in self.checks:
+                continue  # a refused or skipped run does not undo what an earlier one showed
+            self.checks.pop(verdict.key, None)  # re-insert: keeps the newest order
+            output = text if verdict.ok is False else ""
+            self.checks[verdict.key] = Check(command, verdict, line, output, self.last_time)
 
     def _task(
         self, name: str, tool_input: dict[str, Any], text: str, extra: Any, line: int
@@ -420,20 +413,6 @@ def problem_key(name: str, tool_input: dict[str, Any]) -> tuple[str, str]:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-
-
-def failure_line(text: str) -> str:
-    """The most telling line of a failed command's output."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    for ln in lines:
-        if re.search(
-            r"(?i)\b(error|failed|failure|fatal|exception|panic)\b", ln
-        ) and not ln.startswith("Exit code"):
-            return ln
-    for ln in lines:
-        if not ln.startswith("Exit code"):
-            return ln
-    return lines[0] if lines else ""
 
 
 def iter_numbered(

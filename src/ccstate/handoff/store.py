@@ -25,6 +25,7 @@ from ccstate.errors import StateError
 from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import facts as handoff_facts
 from ccstate.handoff import index as handoff
+from ccstate.handoff import passed as handoff_passed
 from ccstate.handoff.scan import Scan, iter_numbered
 from ccstate.transcript import Deadline
 
@@ -46,6 +47,7 @@ class WriteResult:
     tokens: int  # estimated (chars / 3)
     text: str
     facts: dict[str, Any] = dataclasses.field(default_factory=dict)  # handoff/facts.py
+    adds: tuple[str, ...] = ()  # what the file holds beyond the capsule's lines (gist.py)
     stopped: str = ""  # where the transcript scan stopped at its deadline ("" = it did not)
 
 
@@ -127,6 +129,9 @@ def write_handoff(
         roots=roots,
         compactions=compactions,
     )
+    found = handoff_passed.found_in(scan.checks.values(), session, meta.written, redactor)
+    if found and (event != "SessionEnd" or doc.substantive()):
+        handoff_passed.record(state, snap.branch, found)  # before the index: its summary reads it
     result = persist(state, config, doc, redactor, skip_trivial=event == "SessionEnd")
     facts = handoff_facts.steer_facts(scan, snap, notes, redactor, roots)
     stopped = scan_note if scan_note.startswith(SCAN_STOPPED) else ""
@@ -201,7 +206,8 @@ def persist(
         if skip_trivial and not isinstance(old, dict) and not doc.substantive():
             return WriteResult(session, None, False, 0, "")
         if isinstance(old, dict) and old.get("fingerprint") == fingerprint and path.is_file():
-            return WriteResult(session, path, False, handoff_doc.estimate_tokens(text), text)
+            tokens = handoff_doc.estimate_tokens(text)
+            return WriteResult(session, path, False, tokens, text, adds=handoff_doc.adds(doc))
         index["seq"] = int(index.get("seq", 0)) + 1
         store.atomic_write_text(path, text, private=True)
         store.atomic_write_json(path.with_suffix(".json"), doc.to_json(), private=True)
@@ -212,7 +218,8 @@ def persist(
         _prune(state, index, int(config.get("handoff.keep_sessions")))
         store.atomic_write_json(handoff.index_path(state), index, private=True)
         handoff.remember(state, index)  # the capsule's summary of it (index.py)
-    return WriteResult(session, path, True, handoff_doc.estimate_tokens(text), text)
+    tokens = handoff_doc.estimate_tokens(text)
+    return WriteResult(session, path, True, tokens, text, adds=handoff_doc.adds(doc))
 
 
 def _entry(doc: handoff_doc.Handoff, rel: str, seq: int, fingerprint: str) -> dict[str, Any]:
@@ -228,6 +235,7 @@ def _entry(doc: handoff_doc.Handoff, rel: str, seq: int, fingerprint: str) -> di
         "path": rel,
         "fingerprint": fingerprint,
         "gist": [list(pair) for pair in doc.gist],
+        "adds": list(handoff_doc.adds(doc)),  # what the file says beyond the gist (gist.py)
     }
 
 

@@ -19,7 +19,8 @@ def write_handoff_facts(
     inp: HookInput, env: HookEnv, event: str
 ) -> tuple[dict[str, object], dict[str, Any], str]:
     """(heartbeat detail, what a compaction must keep (handoff/facts.py), the handoff file as
-    the model is shown it: relative to the project when inside it; "" when none was written).
+    the model is shown it: relative to the project when inside it; "" when none was written,
+    or when it holds nothing the capsule does not say (#42: no pointer to keep then).
     The session's compaction records go into the handoff (#26). The transcript is scanned
     until the hook's deadline for the handoff (#37); where it stopped goes to hooks.log."""
     if not env.config.get("handoff.enabled"):
@@ -51,7 +52,7 @@ def write_handoff_facts(
         )
         detail["handoff_scan"] = result.stopped
     shown = ""
-    if result.path is not None:
+    if result.path is not None and result.adds:
         rel = os.path.relpath(result.path, env.project)
         shown = str(result.path) if rel.startswith("..") else rel
     return detail, result.facts, shown

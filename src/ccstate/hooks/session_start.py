@@ -36,7 +36,7 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
     if inp.source == "compact":
         _note_capsule(inp, env, text)
     return HookResult(
-        additional_context=text,
+        additional_context=text or None,
         system_message=notice or None,
         detail={"source": inp.source, "capsule_chars": len(text)},
     )

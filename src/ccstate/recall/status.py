@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from ccstate.config import Config
 
 LINE = (
-    "- recall: {sessions} past session(s) of this project indexed (prompts, edits, commands, "
-    'errors and fixes, decisions, handoffs); before re-exploring, try `ccstate recall "QUESTION"`'
+    "- recall: {sessions} past session(s) indexed; before re-exploring earlier work, "
+    "`ccstate recall KEYWORDS`"
 )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ccstate import paths, store, wiring
 from ccstate.errors import CcstateError
@@ -27,6 +27,7 @@ class Step:
     action: Action
     reason: str
     content: str | None = None  # what to write for create/update
+    preview: bool = False  # `init --dry-run` prints the content (it depends on the project)
 
 
 def template_text(name: str) -> str:
@@ -51,14 +52,17 @@ def plan_remove(project: Path, environ: Mapping[str, str]) -> list[Step]:
         _plan_unwire(paths.project_settings_path(project)),
         _plan_unwire(paths.local_settings_path(project)),
     ]
+    from ccstate.scaffold import detect
+
     topic_dir, _limits = _layout_settings(project)
-    index = project / "CLAUDE.md"
-    index_text = _index_template(project, topic_dir)
+    index, topic = project / "CLAUDE.md", project / topic_dir / "workflow.md"
+    index_text, topic_text = _layout_texts(project, topic_dir, detect.detect(project).commands)
+    legacy_index, legacy_topic = _legacy_texts(project, topic_dir)
     written = [
-        (paths.config_path(project), template_text("ccstate.yaml"), "your settings"),
-        (paths.decisions_path(project), template_text(paths.DECISIONS_NAME), "decisions"),
-        (index, index_text, "your instructions"),
-        (project / topic_dir / "workflow.md", template_text("claude-topic.md"), "your notes"),
+        (paths.config_path(project), (template_text("ccstate.yaml"),), "your settings"),
+        (paths.decisions_path(project), (template_text(paths.DECISIONS_NAME),), "decisions"),
+        (index, (index_text, legacy_index), "your instructions"),
+        (topic, (topic_text, legacy_topic), "your notes"),
     ]
     steps += [_plan_unscaffold(path, text, what) for path, text, what in written]
     state = paths.state_dir(project, environ)
@@ -219,12 +223,12 @@ def _unwire_step(
     )
 
 
-def _plan_unscaffold(path: Path, written: str, what: str) -> Step:
+def _plan_unscaffold(path: Path, written: tuple[str, ...], what: str) -> Step:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return Step(path, "skip", "absent")
-    if text == written:
+    if text in [w for w in written if w]:
         return Step(path, "delete", "unchanged since 'ccstate init' wrote it")
     return Step(path, "skip", f"kept: it holds {what} (changed since 'ccstate init')")
 
@@ -246,30 +250,84 @@ def _plan_decisions(project: Path) -> Step:
 
 
 def _plan_pointer_layout(project: Path) -> list[Step]:
-    """An index CLAUDE.md and a first topic file (docs/CLAUDE-MD.md); never replaces one.
+    """CLAUDE.md's first lines and `workflow.md` from what the project's files say (#39);
+    never replaces the user's files, and writes no file it would leave empty.
 
-    An existing CLAUDE.md is the user's, kept even with --force; when it is over the
-    lint budget the step says to run `ccstate split`.
+    An existing CLAUDE.md is the user's, kept even with --force; when it is over the lint
+    budget the step says to run `ccstate split`. The empty scaffold an older ccstate wrote
+    (untouched since) is filled in. A source that does not parse is a step of its own.
     """
+    from ccstate.scaffold import detect
+
     topic_dir, limits = _layout_settings(project)
     index, topic = project / "CLAUDE.md", project / topic_dir / "workflow.md"
     if not index.exists() and (project / ".claude" / "CLAUDE.md").exists():
         index = project / ".claude" / "CLAUDE.md"  # Claude Code loads either as the project's
-    if index.exists():
-        rel = index.relative_to(project).as_posix()
-        steps = [Step(index, "skip", _existing_index(index, rel, limits, topic_dir))]
-    else:
-        text = _index_template(project, topic_dir)
-        steps = [Step(index, "create", f"pointer-layout index; details go in {topic_dir}/", text)]
-    if topic.exists():
+    found = detect.detect(project)
+    steps = [Step(project / s.source, "skip", s.reason) for s in found.skipped]
+    index_text, topic_text = _layout_texts(project, topic_dir, found.commands)
+    legacy_index, legacy_topic = _legacy_texts(project, topic_dir)
+    steps.append(_plan_index(index, index_text, legacy_index, limits, topic_dir))
+    if _read(topic) == legacy_topic:
+        why = "the empty template an older ccstate wrote"
+        if topic_text:
+            why += ", filled with the commands found"
+            steps.append(Step(topic, "update", why, topic_text, preview=True))
+        else:
+            steps.append(Step(topic, "delete", f"{why}; no command found to put in it"))
+    elif topic.exists():
         steps.append(Step(topic, "skip", "exists (kept as is)"))
-    elif index.exists():
+    elif not topic_text:
+        steps.append(Step(topic, "skip", "not created: no command found beyond CLAUDE.md's"))
+    elif index.exists() and _read(index) != legacy_index:
         why = f"not created: your CLAUDE.md is kept; 'ccstate split' fills {topic_dir}/"
         steps.append(Step(topic, "skip", why))
     else:
-        text = template_text("claude-topic.md")
-        steps.append(Step(topic, "create", "first topic file; CLAUDE.md points here", text))
+        why = "the commands found; CLAUDE.md points here"
+        steps.append(Step(topic, "create", why, topic_text, preview=True))
     return steps
+
+
+def _plan_index(
+    index: Path, text: str, legacy: str, limits: tuple[int, int], topic_dir: str
+) -> Step:
+    rel = index.name if index.parent.name != ".claude" else ".claude/CLAUDE.md"
+    if index.exists() and _read(index) == legacy:
+        if text:
+            why = "the empty template an older ccstate wrote, filled"
+            return Step(index, "update", why, text, preview=True)
+        return Step(index, "delete", "the empty template an older ccstate wrote; nothing to say")
+    if index.exists():
+        return Step(index, "skip", _existing_index(index, rel, limits, topic_dir))
+    if not text:
+        why = "not created: no README paragraph and no test command to put in it"
+        return Step(index, "skip", why)
+    return Step(index, "create", "what the project is and how to test it", text, preview=True)
+
+
+def _layout_texts(project: Path, topic_dir: str, commands: list[Any]) -> tuple[str, str]:
+    """(CLAUDE.md, workflow.md) as init writes them now; '' for a file it would not write."""
+    from ccstate.scaffold import readme, render
+
+    topic = f"{topic_dir}/workflow.md"
+    more = render.holds_more(commands)
+    index = render.index_text(
+        project.name, readme.first_paragraph(project), commands, topic if more else ""
+    )
+    return index, render.topic_text(commands) if more else ""
+
+
+def _legacy_texts(project: Path, topic_dir: str) -> tuple[str, str]:
+    """The empty scaffold ccstate wrote before #39, as it was written for this project."""
+    index = template_text("claude-index.md").replace("{{project}}", project.name)
+    return index.replace("{{topic_dir}}", topic_dir), template_text("claude-topic.md")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _layout_settings(project: Path) -> tuple[str, tuple[int, int]]:
@@ -284,11 +342,6 @@ def _layout_settings(project: Path) -> tuple[str, tuple[int, int]]:
     topic_dir = str(settings.get("lint.topic_dir")).strip("/") or "docs/claude"
     limits = (int(settings.get("lint.root_max_lines")), int(settings.get("lint.root_max_tokens")))
     return topic_dir, limits
-
-
-def _index_template(project: Path, topic_dir: str) -> str:
-    text = template_text("claude-index.md").replace("{{project}}", project.name)
-    return text.replace("{{topic_dir}}", topic_dir)
 
 
 def _existing_index(index: Path, rel: str, limits: tuple[int, int], topic_dir: str) -> str:
