@@ -92,25 +92,50 @@ def test_a_hit_scores_at_the_rank_of_the_first_one_holding_an_answering_line() -
     assert recall_eval.rank_of(ranked[:2], wanted) == 0
 
 
-def test_the_score_counts_hit_at_1_and_3_mrr_and_noisy_no_answer_questions() -> None:
+def test_the_score_counts_hits_mrr_keyword_unions_and_strong_no_answer_firsts() -> None:
+    found = recall_eval.Found
     qs = recall_eval.QuestionSet(
         "t",
         [
-            recall_eval.Question("first", [("s", 1)]),
-            recall_eval.Question("third", [("s", 3)]),
+            recall_eval.Question("first", [("s", 1)], ["kw one", "kw two"]),
+            recall_eval.Question("third", [("s", 3)], ["kw miss", "kw miss"]),
             recall_eval.Question("fifth", [("s", 5)]),
         ],
-        ["nothing here", "noise"],
+        ["nothing here", "noise", "loud"],
     )
-    hits = [("s", frozenset({n})) for n in range(1, 11)]
+    hits = [found("s", frozenset({n}), False) for n in range(1, 11)]
 
-    def rank(text: str) -> list[tuple[str, frozenset[int]]]:
+    def rank(text: str) -> list:  # type: ignore[type-arg]
+        if text == "kw two":
+            return [found("s", frozenset({3}), True)]
+        if text == "kw miss":
+            return [found("s", frozenset({9}), True)]
+        if text == "loud":
+            return [found("x", frozenset({1}), True)]
         return [] if text == "nothing here" else hits
 
-    got = recall_eval.score(qs, rank, None).figures()
+    got = recall_eval.score(qs, rank, None, count=lambda text: len(text)).figures()
     assert (got["hit_at_1"], got["hit_at_3"]) == (round(1 / 3, 3), round(2 / 3, 3))
-    assert got["mrr"] == round((1 + 1 / 3 + 1 / 5) / 3, 3)
-    assert (got["none_with_hit"], got["none"]) == (1, 2)
+    assert got["hit_at_5"] == 1.0 and got["mrr"] == round((1 + 1 / 3 + 1 / 5) / 3, 3)
+    assert got["keywords_hit_at_3"] == 0.5  # asked for two questions, the first found
+    assert (got["none_with_hit"], got["none_strong_first"], got["none"]) == (2, 1, 3)
+    assert (got["tokens_per_call"], got["tokens_max"]) == (round(36 / 6), 12)
+
+
+def test_plain_fts5_says_nothing_of_confidence() -> None:
+    qs = recall_eval.QuestionSet("t", [], ["noise"])
+    got = recall_eval.score(qs, lambda _t: [recall_eval.Found("s", frozenset({1}))], None)
+    assert got.figures()["none_strong_first"] is None and "n/a" in got.row("fts5-moments")
+
+
+@pytest.mark.parametrize("name", ["old", "dev", "blind"])
+def test_every_question_has_two_keyword_queries_beside_its_set(name: str) -> None:
+    spec = json.loads(recall_eval.KEYWORDS.read_text(encoding="utf-8"))
+    assert "only the question texts" in spec["about"]
+    qs = recall_eval.load_set(name, recall_eval.SETS[name][0])
+    assert all(len(q.keywords) == 2 and all(k.strip() for k in q.keywords) for q in qs.questions)
+    texts = {e["question"] for e in spec["queries"] if e["set"] == name}
+    assert {q.text for q in qs.questions} <= texts
 
 
 def test_fused_is_scored_with_a_model_and_left_out_without_one(tmp_path: Path) -> None:
@@ -121,26 +146,14 @@ def test_fused_is_scored_with_a_model_and_left_out_without_one(tmp_path: Path) -
     write_jsonl(corpus / "Owner__repo__s1.jsonl", [backoff, parser])
     model = str(make_static_model(tmp_path / "m"))
     con, files, embedder = recall_eval.build(corpus, tmp_path / "with", model)
-    ranks = recall_eval.rankers(con, files, embedder, None)
+    ranks = recall_eval.rankers(con, files, embedder)
     assert list(ranks) == ["fts5-records", "fts5-moments", "bm25", "fused"]
     assert ranks["bm25"]("retry") == []  # no shared word
     assert recall_eval.rank_of(ranks["fused"]("retry"), [("s1", 1)]) == 1  # by meaning
     con.close()
     con, files, embedder = recall_eval.build(corpus, tmp_path / "without", "")
-    assert embedder is None and "fused" not in recall_eval.rankers(con, files, embedder, None)
+    assert embedder is None and "fused" not in recall_eval.rankers(con, files, embedder)
     con.close()
-
-
-def test_the_floor_table_counts_what_each_floor_keeps_and_lets_by() -> None:
-    answered = [0.2, 0.45, 0.7, 0.9]
-    none = [0.35, 0.55]
-    lines = recall_eval.floor_table(answered, none, floors=(0.4, 0.6))
-    assert "answering hits in the top 3 without it: 4" in lines[0]
-    assert "score quartiles 0.45 / 0.70 / 0.90" in lines[0]
-    assert "no-answer questions with a hit: 2, best score quartiles 0.35 / 0.55 / 0.55" in lines[0]
-    assert lines[1].endswith("at 0.40: keeps 3/4 answering hits, lets by 1/2 no-answer questions")
-    assert lines[2].endswith("at 0.60: keeps 2/4 answering hits, lets by 0/2 no-answer questions")
-    assert "none" in recall_eval.floor_table([], [], floors=())[0]
 
 
 def test_a_sentence_transformer_comparison_needs_its_package_and_says_so(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ccstate import plainyaml
-from ccstate.scaffold import template_text
+from ccstate.scaffold.plan import template_text
 
 
 def pyyaml(text: str) -> Any:

@@ -47,7 +47,7 @@ DEPENDENCY_MODULES = (
     "orjson",
     "detect_secrets",
     "ahocorasick_rs",
-)
+) + (("tomli",) if sys.version_info < (3, 11) else ())  # tomllib's own code, for 3.10
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,8 @@ DEPENDENCIES = {
     "detect_secrets": "detect-secrets",
     "ahocorasick_rs": "ahocorasick-rs",
 }
+if sys.version_info < (3, 11):
+    DEPENDENCIES["tomli"] = "tomli"  # tomllib's own code, for Python 3.10 (scaffold/)
 MIN_CLAUDE = (2, 1, 121)  # first version that accepts PostToolUse updatedToolOutput
 TESTED = " to ".join(wiring.TESTED_CLAUDE)
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_api import text
+from fake_api import system_texts, text, tool_use
 
 from ccstate.scaffold import footprint
 
@@ -108,3 +108,27 @@ def test_init_on_a_python_project_names_its_test_command(claude, fake_api, proje
     for pointer in re.findall(r"`([^`]+\.md)`", index):  # no pointer to an empty file
         assert "\n- `" in (project / pointer).read_text(), pointer
     assert added <= BUDGET
+
+
+def test_a_green_pytest_is_named_by_the_next_capsule_and_workflow_md(
+    claude, fake_api, project: Path
+) -> None:
+    """#39.2: the check a session ran green is kept; the next session's first request names it
+    and `workflow.md`'s generated part lists it, hand edits outside the markers kept."""
+    as_python_project(project)
+    (project / "tests").mkdir()
+    (project / "tests" / "test_ok.py").write_text("def test_ok():\n    assert 1 + 1 == 2\n")
+    ccstate(project, "init")
+    topic = project / "docs" / "claude" / "workflow.md"
+    topic.write_text(topic.read_text() + "\nRun the slow tests on Fridays.\n")
+    commit_all(project)
+    command = "python3 -m pytest -q -p no:cacheprovider tests/test_ok.py"
+    fake_api.set_script([tool_use("Bash", {"command": command}), text("green")])
+    _, result = claude("run the tests")
+    assert result is not None and result["result"] == "green"
+    first = first_request(claude, fake_api)
+    capsule = "\n".join(system_texts(first))
+    assert f"- tests: `{command}` passed (session " in capsule
+    written = topic.read_text()
+    assert f"- `{command}` (test, passed)" in written.split("## Passed in recent sessions")[1]
+    assert written.endswith("\nRun the slow tests on Fridays.\n")

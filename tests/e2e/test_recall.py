@@ -87,31 +87,41 @@ def test_a_later_session_recalls_the_earlier_edit_with_file_and_line(
     edit_line = line_of_call(records, "Edit")  # the change itself
     assert edit_line < line_of_result(records, "Edit")
 
-    recall = f"{shlex.quote(sys.executable)} -m ccstate recall 'howdy greeting' --limit 3"
+    python = shlex.quote(sys.executable)
+    asks = [
+        f"{python} -m ccstate recall 'howdy greeting' --limit 3",
+        # #38: a sentence, as a user asks it, finds what session 1 did
+        f"{python} -m ccstate recall 'what did we change in app.py to make the greeting nicer?'",
+        # and a question about work no session did gets only weak hits, or nothing
+        f"{python} -m ccstate recall 'how did we set up the greeting service behind an nginx "
+        "ingress with certbot?'",
+    ]
     seen: list[str] = []
 
-    def read_hits(body: Body) -> Any:
-        seen.append(tool_result_text(body))
-        return "Recalled it."
+    def next_ask(n: int) -> Any:
+        def step(body: Body) -> Any:
+            seen.append(tool_result_text(body))
+            return ToolCall("Bash", {"command": asks[n]}) if n < len(asks) else "Recalled it."
 
-    fake_api.set_script(
-        [
-            tool_use("Bash", {"command": recall, "description": "recall earlier work"}),
-            respond(read_hits),
-        ]
-    )
+        return respond(step)
+
+    fake_api.set_script([tool_use("Bash", {"command": asks[0]}), *map(next_ask, (1, 2, 3))])
     _, second = claude("what did we change in the greeting last time?", plugin_dir=REPO)
     assert second is not None and second["result"] == "Recalled it.", second
-    (output,) = seen
-    assert f"{sid}.jsonl:{edit_line}" in output, output  # the earlier session's file and line
-    assert f"{sid[:8]}:{edit_line}" in output  # the ref for `ccstate recall show`
-    assert "**howdy**" in output and " edit " in output
+    output, sentence, nothing = seen
+    ref = f"{sid[:8]}:{edit_line}"  # the earlier session's line, as `recall show` takes it
+    (line,) = [ln for ln in output.splitlines() if f" {ref} " in ln]
+    assert " edit " in line and "**howdy**" in line and " strong [" in line, output
+    assert f" {ref} edit " in sentence, sentence
+    assert " strong [" not in nothing and (
+        " weak [" in nothing or nothing.startswith("Nothing relevant")
+    ), nothing
 
     # The capsule told session 2 that recall exists (one line, nothing recalled unasked).
-    first_request = fake_api.agent_requests()[-2]
+    first_request = fake_api.agent_requests()[-len(asks) - 1]
     lines = [ln for t in system_texts(first_request) for ln in t.splitlines()]
-    (line,) = [ln for ln in lines if ln.startswith("- recall:")]
-    assert line.startswith("- recall: 1 past session(s) of this project indexed")
+    (capsule,) = [ln for ln in lines if ln.startswith("- recall:")]
+    assert capsule.startswith("- recall: 1 past session(s) indexed")
     assert "howdy" not in json.dumps(first_request.get("system"))
 
     index = project / ".ccstate" / "recall" / "index.sqlite"
@@ -170,7 +180,8 @@ def test_what_a_tool_printed_is_recalled_as_an_output_moment(
 
     python = shlex.quote(sys.executable)
     asks = [
-        f"{python} -m ccstate recall 'which region does staging deploy to' --json",
+        # (one hit: a longer JSON would come back as ccstate's own output digest)
+        f"{python} -m ccstate recall 'which region does staging deploy to' --json --limit 1",
         f"{python} -m ccstate recall 'what Sentry setup does staging have'",
     ]
     seen: list[str] = []

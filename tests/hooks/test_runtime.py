@@ -113,6 +113,7 @@ def test_read_only_state_dir_fails_open(git_project: Path) -> None:
 
 def test_corrupt_config_cache_and_bad_config_fall_back_to_defaults(git_project: Path) -> None:
     (git_project / ".ccstate.yaml").write_text("capsule: [oops\n")
+    (git_project / "DECISIONS.md").write_text("# Decisions\n\n## D1: Use spaces\n")  # a capsule
     cache = git_project / ".ccstate" / "cache" / "config.json"
     cache.parent.mkdir(parents=True)
     cache.write_text("{corrupt")

@@ -45,10 +45,6 @@ def test_semantic_ranking_finds_what_shares_no_word(tmp_path: Path, monkeypatch)
     con.close()
 
 
-def test_fusion_orders_by_reciprocal_rank() -> None:
-    assert search.fuse([[1, 2, 3], [3, 1]]) == [1, 3, 2]
-
-
 def test_a_missing_model_or_numpy_says_what_to_do(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(CcstateError, match=r"model\.safetensors not found"):
         embed.load_model(str(tmp_path / "nowhere"))

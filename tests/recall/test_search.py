@@ -1,13 +1,15 @@
-"""recall.search: identifiers and paths, the floor, recency for ties, filters, refs."""
+"""recall.search: identifiers and paths, confidence instead of a floor, the turn, recency for
+ties, filters, stemming, long and empty questions."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from ccstate import redact
-from ccstate.recall import index, search, sources
+from ccstate.recall import confidence, hits, index, search, sources, subqueries
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 
@@ -98,18 +100,42 @@ def test_a_path_and_an_error_code_are_found(con) -> None:  # type: ignore[no-unt
     assert code.kind == "command" and "**E0308**" in code.snippet
 
 
-def test_nothing_relevant_returns_nothing(con) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_relevant_only_when_no_moment_holds_a_word_of_it(con) -> None:  # type: ignore[no-untyped-def]
     assert top(con, "kubernetes ingress certificates") == []
-    # one common word shared ("test") is not enough: the rare ones carry the question
-    assert top(con, "terraform state locking test") == []
-    assert top(con, "terraform state locking test", floor=0.0) != []
+    # one word shared ("test"): the hits come back, all weak (#38: no floor hides them)
+    found = top(con, "terraform state locking test")
+    assert found and {h.confidence for h in found} == {"weak"}
+    assert all(h.matched == ("test",) for h in found)
+
+
+def test_only_common_words_find_nothing(con, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    assert top(con, "npm test") != []
+    monkeypatch.setattr(confidence, "COMMON_MIN", 1)  # "npm" and "test": in 2 of 12 moments
+    monkeypatch.setattr(confidence, "COMMON", 0.1)
+    assert top(con, "npm test") == []
+    assert search.searchable(con, "npm test kubernetes") == (["kubernetes"], ["npm", "test"])
+
+
+def test_a_hit_holding_most_of_the_question_is_strong_and_comes_first(con) -> None:  # type: ignore[no-untyped-def]
+    (first, *rest) = top(con, "retry webhook client src/api/client.ts")
+    assert (first.kind, first.confidence) == ("answer", "strong")
+    assert first.matched[0] == "webhook" and set(first.matched) == {
+        "retry",
+        "webhook",
+        "client",
+        "src/api/client.ts",
+    }
+    assert first.score == 1.0 and rest and all(h.confidence == "weak" for h in rest)
+    # a weak hit the ranking put first goes after the strong ones (among the first ten)
+    order = [10, 11, 12]
+    assert confidence.strong_first(order, {10: 0.2, 11: 0.9, 12: 0.5}) == [11, 10, 12]
+    assert confidence.strong_first(order, {12: 0.9}, window=2) == order
 
 
 def test_a_question_naming_what_no_moment_mentions_gets_nothing(con) -> None:  # type: ignore[no-untyped-def]
     # "npm test" and "flaky" match two commands; "Cypress" is in no moment: not about them
     assert top(con, "npm test flaky") != []
     assert top(con, "Why was the Cypress npm test flaky") == []
-    assert top(con, "Why was the Cypress npm test flaky", floor=0.0) == []
     assert search.unmentioned(con, "Why was the Cypress npm test flaky") == ["Cypress"]
     # a name the index holds, in any case, is no reason; nor is a sentence's first word
     assert top(con, "Why was the TypeError in npm test flaky") != []
@@ -134,19 +160,21 @@ def test_filters(con) -> None:  # type: ignore[no-untyped-def]
 
 def test_refs_and_neighbours(con) -> None:  # type: ignore[no-untyped-def]
     (hit, *_r) = top(con, "E0308")
-    assert search.ref(hit) == f"s-old:{hit.line}"
-    assert search.find_ref(con, search.ref(hit)) == [hit.id]
-    around = search.neighbours(con, hit.id)
+    assert hits.ref(hit) == f"s-old:{hit.line}"
+    assert hits.find_ref(con, hits.ref(hit)) == [hit.id]
+    around = hits.neighbours(con, hit.id)
     assert [h.line for h in around] == [1, 2, 4, 6, 7]  # tool moments start at their call
-    assert search.find_ref(con, "nope:1") == [] and search.find_ref(con, "no-line") == []
+    assert hits.find_ref(con, "nope:1") == [] and hits.find_ref(con, "no-line") == []
     # the result's line names the moment too (a line read in the transcript)
-    assert search.find_ref(con, f"s-old:{hit.end_line}") == [hit.id] and hit.end_line
+    assert hits.find_ref(con, f"s-old:{hit.end_line}") == [hit.id] and hit.end_line
 
 
-def test_json_carries_provenance(con) -> None:  # type: ignore[no-untyped-def]
+def test_json_carries_provenance_and_confidence(con) -> None:  # type: ignore[no-untyped-def]
     data = top(con, "E0308")[0].to_json()
     assert {"session", "line", "timestamp", "kind", "text", "score", "file"} <= set(data)
     assert data["file"].endswith("s-old.jsonl") and data["timestamp"].startswith("2026-02-01")
+    assert (data["confidence"], data["matched"]) == ("strong", ["E0308"])
+    assert data["reason"] == "matches E0308 (100% of the question)"
 
 
 def test_decisions_and_handoffs_are_found_by_their_refs(tmp_path: Path) -> None:
@@ -165,12 +193,12 @@ def test_decisions_and_handoffs_are_found_by_their_refs(tmp_path: Path) -> None:
     index.update(
         c, sources.state_sources(project, state), redactor=redact.Redactor(), max_bytes=1 << 30
     )
-    (decision,) = search.search(c, search.Query("sqlite index server"))
-    assert (decision.kind, search.ref(decision)) == ("decision", "DECISIONS.md:3")
+    (decision, *_weak) = search.search(c, search.Query("sqlite index server"))
+    assert (decision.kind, hits.ref(decision)) == ("decision", "DECISIONS.md:3")
     (note,) = search.search(c, search.Query("ship the index", kinds=("handoff",)))
-    assert search.ref(note) == "5e55104e.md:3"
-    assert search.find_ref(c, "DECISIONS.md:3") == [decision.id]
-    assert search.find_ref(c, "5e55104e.md:3") == [note.id]
+    assert hits.ref(note) == "5e55104e.md:3"
+    assert hits.find_ref(c, "DECISIONS.md:3") == [decision.id]
+    assert hits.find_ref(c, "5e55104e.md:3") == [note.id]
     c.close()
 
 
@@ -250,10 +278,10 @@ def test_a_moment_holding_one_asked_shape_is_credited_only_that_shapes_words(
         redactor=redact.Redactor(),
         max_bytes=1 << 30,
     )
-    hits = search.search(c, search.Query("How big was the bundle and which version?", floor=0.0))
-    assert hits and "412 kB" in hits[0].body
-    assert "big" in hits[0].matched  # a size: "how big" is answered
-    assert "version" not in hits[0].matched  # no version in it: "which version" is not
+    found = search.search(c, search.Query("How big was the bundle and which version?"))
+    assert found and "412 kB" in found[0].body
+    assert "big" in found[0].matched  # a size: "how big" is answered
+    assert "version" not in found[0].matched  # no version in it: "which version" is not
     c.close()
 
 
@@ -280,11 +308,92 @@ def test_a_near_whole_lexical_match_keeps_its_place_ahead_of_the_fusion(tmp_path
     con = index.connect(tmp_path / "state")
     srcs = [sources.transcript_source(f) for f in files]
     index.update(con, srcs, redactor=redact.Redactor(), max_bytes=1 << 30)
-    question = search.Query("webhook retry exponential backoff", floor=0.0)
+    question = search.Query("webhook retry exponential backoff", pieces=frozenset())
     whole, partial = (h.id for h in search.search(con, question))
     # the semantic ranking prefers the moment that matches one word of four
     fused = search.search(con, question, _Ranked({partial: 0.9}))  # type: ignore[arg-type]
     assert [h.id for h in fused] == [whole, partial]
     # by reciprocal rank alone the partial match would come first
-    assert search.fuse([[whole, partial], [partial]])[0] == partial
+    assert next(iter(subqueries.fuse([[whole, partial], [partial]]))) == partial
     con.close()
+
+
+def _index(tmp_path: Path, records: list[dict]) -> sqlite3.Connection:
+    c = index.connect(tmp_path / "state")
+    index.update(
+        c,
+        [sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))],
+        redactor=redact.Redactor(),
+        max_bytes=1 << 30,
+    )
+    return c
+
+
+def test_the_turn_a_moment_is_in_lifts_it(tmp_path: Path) -> None:
+    """#38: "how long did the build take when we converted the gallery?" is answered by a
+    build's output that says nothing of the gallery; its turn's prompt does."""
+    build = {"command": "npm run build"}
+    c = _index(
+        tmp_path,
+        [
+            prompt_record("convert the gallery to a bundled site", ts="2026-03-01T10:00:00Z"),
+            tool_use_record("b1", "Bash", build, ts="2026-03-01T10:01:00Z"),
+            tool_result_record("b1", "vite: built in 3.2s", ts="2026-03-01T10:01:05Z"),
+            prompt_record("now fix the login page", ts="2026-03-01T11:00:00Z"),
+            tool_use_record("b2", "Bash", build, ts="2026-03-01T11:01:00Z"),
+            tool_result_record("b2", "vite: built in 9.1s", ts="2026-03-01T11:01:05Z"),
+        ],
+    )
+    question = "how long did the vite build take when we converted the gallery?"
+
+    def commands(pieces: frozenset[str]) -> list[str]:
+        found = search.search(c, search.Query(question, limit=10, pieces=pieces))
+        return [h.body for h in found if h.kind == "command"]
+
+    assert "3.2s" in commands(search.PIECES)[0]
+    assert "9.1s" in commands(search.PIECES - {"turn"})[0]  # without it: the newer one
+    c.close()
+
+
+def test_stemmed_forms_find_each_other(tmp_path: Path) -> None:
+    c = _index(tmp_path, [prompt_record("we kept pulling the release branch by hand")])
+    for asked in ("pulls", "pulled", "pull release branches"):
+        assert [h.kind for h in top(c, asked)] == ["prompt"], asked
+    c.close()
+
+
+def test_a_long_question_is_searched_for_its_first_words(con) -> None:  # type: ignore[no-untyped-def]
+    filler = " ".join(f"zq{n}word" for n in range(search.MAX_TERMS))
+    assert top(con, f"{filler} E0308") == []  # its 33rd word is not searched
+    assert top(con, f"E0308 {filler}")[0].kind == "command"
+    long = f"E0308 {'mismatched types everywhere ' * 400}"
+    assert len(long) > 10_000 and top(con, long)[0].kind == "command"
+
+
+def test_a_keyword_query_gets_no_sub_queries(con) -> None:  # type: ignore[no-untyped-def]
+    every = search.ALL_PIECES
+    for words in ("npm test", "retry webhook client", "E0308"):
+        assert [h.id for h in top(con, words, pieces=every - {"turn", "strong-first"})] == [
+            h.id for h in top(con, words, pieces=frozenset())
+        ]
+
+
+def test_a_question_about_a_failure_lifts_the_moment_recording_one(tmp_path: Path) -> None:
+    run = {"command": "npm run importer"}
+    c = _index(
+        tmp_path,
+        [
+            tool_use_record("i1", "Bash", run, ts="2026-03-01T10:00:00Z"),
+            tool_result_record(
+                "i1", "Exit code 1\nENOENT: data.csv", True, ts="2026-03-01T10:00:01Z"
+            ),
+            tool_use_record("i2", "Bash", run, ts="2026-03-02T10:00:00Z"),
+            tool_result_record("i2", "imported 12 rows", ts="2026-03-02T10:00:01Z"),
+        ],
+    )
+    question = "why did the importer crash?"
+    (first, *_r) = search.search(c, search.Query(question))
+    assert "ENOENT" in first.body and first.confidence == "strong" and "crash" in first.matched
+    (other, *_r) = search.search(c, search.Query(question, pieces=search.PIECES - {"failure"}))
+    assert "12 rows" in other.body  # without the piece: a tie, the newer first
+    c.close()

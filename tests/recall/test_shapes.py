@@ -18,8 +18,11 @@ from ccstate.recall import shapes
         ("What's the public IP of the server?", ("address",)),
         ("Which port does the dev server listen on?", ("address",)),
         ("How large was the bundle and which vite version built it?", ("size", "version")),
-        ("Why did the deploy fail?", ()),
+        ("Why did the deploy fail?", ("failure",)),
+        ("Why couldn't the container reach the database?", ("failure",)),
+        ("What error did the build print?", ("failure",)),
         ("Is the tool's folder under version control?", ()),
+        ("How did we set up the webhook retry?", ()),
     ],
 )
 def test_what_a_question_asks_for(question: str, asked: tuple[str, ...]) -> None:
@@ -43,6 +46,10 @@ def test_what_a_question_asks_for(question: str, asked: tuple[str, ...]) -> None
         ("Deployed to https://example.vercel.app", "address"),
         ("[HTTP] Port 5111 already in use", "address"),
         ("listening on localhost:3000", "address"),
+        ("Install skills\nexit: failed (exit 127)\ncommand not found: a-sdlc", "failure"),
+        ("failed: Exit code 1\nfixed: retried; passed at line 201", "failure"),
+        ("remote: Permission to x/y.git denied to z.", "failure"),
+        ("TypeError: cannot read properties of undefined", "failure"),
     ],
 )
 def test_texts_that_hold_a_shape(text: str, shape: str) -> None:
@@ -57,6 +64,7 @@ def test_texts_that_hold_a_shape(text: str, shape: str) -> None:
         ("upgrade to the newest release", "version"),
         ("the server address is in the config", "address"),
         ("retries = 3", "size"),
+        ("Build verified, all tests pass\nexit: ok", "failure"),
     ],
 )
 def test_texts_without_the_shape(text: str, shape: str) -> None:

@@ -45,9 +45,20 @@ def test_query_terms_drop_filler_and_keep_identifiers_paths_and_codes() -> None:
     assert terms == ["fix", "parse_date", "src/api/client.ts", "E0308"]
 
 
-def test_query_terms_keep_quoted_phrases_and_fall_back_to_all_words() -> None:
+def test_query_terms_keep_quoted_phrases_and_drop_a_question_of_only_filler() -> None:
     assert text.query_terms('the "retry loop" again') == ["retry loop"]
-    assert text.query_terms("what was it") == ["what", "was", "it"]  # nothing but filler
+    assert text.query_terms("what was it") == []  # nothing but filler: nothing to search
+    assert text.has_words("what was it") and not text.has_words(" ?! ")
+
+
+def test_what_is_left_of_a_contraction_is_no_term() -> None:
+    # `couldn't` -> `couldn` `t`, `box's` -> `box` `s`: the fragments are no information
+    assert text.query_terms("Why couldn't the box's API reach what's running?") == [
+        "box",
+        "API",
+        "reach",
+        "running",
+    ]
 
 
 def test_names_are_capitalised_words_past_a_sentence_start() -> None:

@@ -5,31 +5,28 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ccstate import config, paths
 from ccstate.cli import cli, echo_json, handle_errors, project_option, resolve_project
 from ccstate.errors import CcstateError
-from ccstate.recall import KINDS, index, search, update
-from ccstate.recall.text import clip, one_line
+from ccstate.recall import KINDS, hits, index, migrate, render, search, update
+from ccstate.recall.text import clip, one_line, query_terms
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from ccstate.recall.embed import Embedder
 
-NOTHING = (
-    "Nothing relevant recalled for {query!r}: no moment matches enough of it "
-    "(score floor {floor}). Try other words, fewer filters, or --reindex."
+EMPTY = (
+    "recall: the query is empty; give words, an identifier, a path or an error message "
+    "(ccstate recall -h)"
 )
-UNMENTIONED = (
-    "Nothing recalled for {query!r}: no moment mentions {names}. Check the spelling, or ask "
-    "without the name."
-)
+LONG = "recall: the query has {n} words; searched for its first {kept}"
+EXIT_USAGE = 2  # click's status for a usage error
 SEMANTIC_OFF = "recall: semantic ranking is off, BM25 alone answers"
 STALE_VECTORS = (
     "the index holds no vectors of recall.embedding_model yet; run `ccstate recall` without "
@@ -76,10 +73,14 @@ def recall_cmd(
     project: Path | None,
 ) -> None:
     """Search every past session of this project: prompts, edits, commands, errors and
-    their fixes, decisions and handoffs, each hit with its session, file and line.
+    their fixes, decisions and handoffs, each hit with its REF, kind, date and confidence.
 
-    Hits are pointers: `ccstate recall show REF` prints one moment with its neighbours.
-    `recall show` is the subcommand when its one argument is a REF (`3f2a9c1e:812`).
+    A question in plain words or keywords both work. Each hit is `strong` (it holds most of
+    the question's rarer words) or `weak` (some of them), strong ones first; with no strong
+    hit, ask once more with other words. Hits are pointers: `ccstate recall show REF` prints
+    one moment with its neighbours (`recall show` is the subcommand when its one argument is
+    a REF, `3f2a9c1e:812`). An empty query exits 2; a query of only common words, or one no
+    moment answers, says so in one line and exits 0.
 
     \b
     Example:
@@ -94,9 +95,26 @@ def recall_cmd(
     if len(query) == 2 and query[0] == "show":
         _show(state, query[1], as_json)
         return
-    if not query and not reindex:
-        raise click.UsageError("give a QUERY (words, an identifier, a path), or --reindex")
-    if no_update and not reindex:
+    text = " ".join(query).strip()
+    if not text and not reindex:  # one line, not click's usage block (#38)
+        click.echo(EMPTY, err=True)
+        raise SystemExit(EXIT_USAGE)
+    con = _open(root, state, cfg, no_update and not reindex, reindex)
+    with con:
+        counts = index.read_summary(state)
+        indexed = {"sessions": counts.get("sessions", 0), "moments": counts.get("moments", 0)}
+        if not text:
+            click.echo(f"Indexed {indexed['moments']} moments from {indexed['sessions']} sessions.")
+            return
+        _answer(con, cfg, root, text, indexed, as_json, limit, since, session, kinds)
+
+
+def _open(
+    root: Path, state: Path, cfg: config.Config, as_is: bool, reindex: bool
+) -> sqlite3.Connection:
+    """The index, updated unless `as_is`, in this ccstate's format (one line on stderr when
+    an older one's was brought up to date)."""
+    if as_is:
         con = index.connect(state, create=False)
     else:
         con, report = update.refresh(root, state, cfg, full=reindex)
@@ -106,30 +124,53 @@ def recall_cmd(
                 f"in {report.seconds:.1f}s",
                 err=True,
             )
-    with con:
-        counts = index.read_summary(state)
-        if not query:
-            click.echo(
-                f"Indexed {counts.get('moments', 0)} moments from "
-                f"{counts.get('sessions', 0)} sessions."
-            )
-            return
-        embedder = _embedder(cfg, root, con)
-        text = " ".join(query)
-        q = search.Query(
-            text, limit=limit, since=parse_since(since), session=session or "", kinds=kinds
-        )
-        hits = search.search(con, q, embedder)
-        unmentioned = [] if hits else search.unmentioned(con, text)
-    indexed = {"sessions": counts.get("sessions", 0), "moments": counts.get("moments", 0)}
+    try:
+        done = migrate.upgrade(con, str(index.index_path(state)))
+    except CcstateError:
+        con.close()
+        raise
+    if done:
+        click.echo(done, err=True)
+    return con
+
+
+def _answer(
+    con: sqlite3.Connection,
+    cfg: config.Config,
+    root: Path,
+    text: str,
+    indexed: dict[str, int],
+    as_json: bool,
+    limit: int,
+    since: str | None,
+    session: str | None,
+    kinds: tuple[str, ...],
+) -> None:
+    """Search and print: the hits, or one line saying why there are none."""
+    words = query_terms(text)
+    if len(words) > search.MAX_TERMS:
+        click.echo(LONG.format(n=len(words), kept=search.MAX_TERMS), err=True)
+    q = search.Query(
+        text, limit=limit, since=parse_since(since), session=session or "", kinds=kinds
+    )
+    found = search.search(con, q, _embedder(cfg, root, con)) if words else []
+    unmentioned = search.unmentioned(con, text) if words and not found else []
     if as_json:
-        found = {"query": text, "hits": [h.to_json() for h in hits], "indexed": indexed}
-        echo_json({**found, "unmentioned": unmentioned} if unmentioned else found)
-        return
-    if unmentioned:
-        click.echo(UNMENTIONED.format(query=text, names=", ".join(map(repr, unmentioned))))
-        return
-    _print_hits(text, hits, indexed, q.floor)
+        data: dict[str, Any] = {"query": text, "hits": [h.to_json() for h in found]}
+        data["indexed"] = indexed
+        echo_json({**data, "unmentioned": unmentioned} if unmentioned else data)
+    elif not words:
+        click.echo(render.ONLY_STOPWORDS.format(query=render.quoted(text)))
+    elif unmentioned:
+        names = ", ".join(map(repr, unmentioned[: render.WORDS]))
+        names += ", …" if len(unmentioned) > render.WORDS else ""
+        click.echo(render.UNMENTIONED.format(query=render.quoted(text), names=names))
+    elif not found:
+        absent, common = search.searchable(con, text)
+        filtered = bool(since or session or kinds)
+        click.echo(render.nothing_text(text, absent, common, filtered))
+    else:
+        click.echo(_highlight(render.hits_text(text, found)))
 
 
 def _embedder(cfg: config.Config, root: Path, con: sqlite3.Connection) -> Embedder | None:
@@ -167,32 +208,6 @@ def parse_since(text: str | None, today: dt.date | None = None) -> str:
         ) from None
 
 
-def _print_hits(text: str, hits: list[search.Hit], indexed: dict[str, int], floor: float) -> None:
-    if not hits:
-        click.echo(NOTHING.format(query=text, floor=floor))
-        return
-    click.echo(
-        f"recall: {len(hits)} hit(s) for {text!r} "
-        f"({indexed['moments']} moments from {indexed['sessions']} sessions indexed)"
-    )
-    for number, hit in enumerate(hits, start=1):
-        click.echo(_highlight(hit_line(number, hit)))
-    click.echo("`ccstate recall show REF` prints a moment with what happened around it.")
-
-
-def hit_line(number: int, hit: search.Hit) -> str:
-    """One hit: number, kind, session, date, title, the match, then where it is."""
-    date = hit.ts[:10] or "----------"
-    title = clip(one_line(hit.title), 70)
-    snippet = clip(one_line(hit.snippet), 200)
-    where, short = f"{Path(hit.path).name}:{hit.line}", search.ref(hit)
-    place = where if short == where else f"{short} = {where}"
-    branch = f", {hit.branch}" if hit.branch else ""
-    head = f"{number}. {hit.kind:<8} {hit.session[:8]:<8} {date}"
-    body = f"{title}: {snippet}" if title else snippet
-    return f"{head}  {body}  [{place}{branch}, score {hit.score:.2f}]"
-
-
 def _highlight(line: str) -> str:
     if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
         return _BOLD.sub(lambda m: click.style(m.group(1), bold=True), line)
@@ -202,21 +217,22 @@ def _highlight(line: str) -> str:
 def _show(state: Path, ref: str, as_json: bool) -> None:
     con = index.connect(state, create=False)
     with con:
-        ids = search.find_ref(con, ref)
+        ids = hits.find_ref(con, ref)
         if not ids:
             raise CcstateError(
                 f"No moment {ref!r} in the recall index; use a REF printed by 'ccstate recall'"
             )
-        around = search.neighbours(con, ids[0])
+        around = hits.neighbours(con, ids[0])
     if as_json:
-        echo_json({"ref": ref, "moments": [h.to_json() for h in around], "hit": ids})
+        moments = [h.to_json(ranked=False) for h in around]
+        echo_json({"ref": ref, "moments": moments, "hit": ids})
         return
     for hit in around:
         mark = ">>" if hit.id in ids else "  "
         date = hit.ts[:19].replace("T", " ") or "-"
         where = f"{_home(hit.path)}:{hit.line}"
         branch = f" on {hit.branch}" if hit.branch else ""
-        click.echo(f"{mark} {hit.kind} {search.ref(hit)} session {hit.session} {date}{branch}")
+        click.echo(f"{mark} {hit.kind} {hits.ref(hit)} session {hit.session} {date}{branch}")
         click.echo(f"   at {where}")
         if hit.id in ids:
             if hit.title:

@@ -1,5 +1,6 @@
-"""SessionEnd: write the session's handoff and a progress entry, then index the session for
-recall (transcript + git, no LLM), then count what ccstate kept out for the status line
+"""SessionEnd: write the session's handoff and a progress entry, refresh `workflow.md`'s
+generated part with the checks sessions ran green (#39.2), then index the session for recall
+(transcript + git, no LLM), then count what ccstate kept out for the status line
 (hooks/stop.py)."""
 
 from __future__ import annotations
@@ -13,8 +14,24 @@ from ccstate.hooks.stop import count_kept
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     written = write_handoff(inp, env, "SessionEnd")  # first: recall indexes the new handoff
+    workflow = _workflow(env)
     indexed = update_recall(inp, env, "SessionEnd")
-    return HookResult.noop(**written, **indexed, **_kept(inp, env), reason=inp.reason)
+    return HookResult.noop(**written, **workflow, **indexed, **_kept(inp, env), reason=inp.reason)
+
+
+def _workflow(env: HookEnv) -> dict[str, object]:
+    """`workflow.md`'s generated part from the project's files and the commands that passed
+    (handoff/passed.py, which the handoff writer just updated); a failure costs only that."""
+    try:
+        from ccstate.handoff import passed
+        from ccstate.scaffold import refresh
+
+        data = passed.read_passed(env.state)
+        learned = refresh.learned_lines(e for rows in data["branches"].values() for e in rows)
+        topic_dir = str(env.config.get("lint.topic_dir")).strip("/") or "docs/claude"
+        return {"workflow": refresh.refresh(env.project_dir, topic_dir, env.state_dir, learned)}
+    except Exception as exc:  # logged in the heartbeat's detail, never raised
+        return {"workflow": f"failed: {type(exc).__name__}: {exc}"}
 
 
 def _kept(inp: HookInput, env: HookEnv) -> dict[str, object]:

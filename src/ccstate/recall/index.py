@@ -47,6 +47,10 @@ NO_FTS5 = (
     "lacks; run ccstate with a Python whose SQLite has FTS5 (python.org, Homebrew and most "
     "Linux distributions build it in)"
 )
+# The full-text table (`migrate.py` makes it again for an index of another tokenizer)
+FTS_TABLE = f"""CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    title, body, parts, content='docs', content_rowid='id', tokenize="{TOKENIZER}"
+);"""
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources(
@@ -79,9 +83,7 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source, line);
 CREATE INDEX IF NOT EXISTS docs_session ON docs(session, ts);
 CREATE INDEX IF NOT EXISTS docs_kind ON docs(kind, session);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    title, body, parts, content='docs', content_rowid='id', tokenize="{TOKENIZER}"
-);
+{FTS_TABLE}
 """
 
 

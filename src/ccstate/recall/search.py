@@ -1,27 +1,35 @@
-"""Rank moments for a question: BM25 with field weights, a score floor, recency for ties.
+"""Rank moments for a question: BM25 over its words, each moment in its turn, a confidence on
+every hit, recency for ties (docs/RECALL.md "Ranking").
 
-1. The question's content words (`text.query_terms`) are OR-ed as FTS5 phrases, so a
-   question in plain words finds moments that share only some of them.
-2. FTS5 ranks the matches by BM25 over three columns: title (a path, a command, a
-   decision's title) weighs `TITLE_WEIGHT`, the body 1, identifier parts `PARTS_WEIGHT`.
-3. A question that names something (`Sentry`, `GraphQL`: a capitalised word past a
-   sentence's start) that no moment mentions has no answer here: nothing comes back.
-4. Each of the best candidates gets a score in [0, 1]: the share of the question's
-   information (IDF-weighted terms) it matches. Below `FLOOR` a hit is dropped, so a
-   question about something the project never did gets nothing rather than noise.
-5. Hits are ordered by BM25; a near-tie (same score to 2 places relative to the best)
-   goes to the newer moment. An optional embedding model adds a second ranking, fused by
-   reciprocal rank fusion (`embed.py`).
+1. The question's content words (`text.query_terms`: stop words dropped; quoted phrases,
+   identifiers and paths kept whole; FTS5's porter stemmer reads `pulls` as `pull`) are
+   OR-ed as FTS5 phrases. A question that names something (`Sentry`: a capitalised word past
+   a sentence's start) no moment mentions, or none of whose words any moment holds (or only
+   words common to most of the index), has nothing relevant here: nothing comes back.
+2. FTS5 ranks the moments holding a rare word by BM25 over three columns: title (a path, a
+   command, a decision's title) weighs `TITLE_WEIGHT`, the body 1, identifier parts
+   `PARTS_WEIGHT`; a mild prior by kind and the answer shape the question asks for
+   (`shapes.py`) multiply it.
+3. The pieces in `Query.pieces` (`PIECES` by default; `bench/recall_eval.py --ablate` turns
+   each off): `turn` counts the question's words the rest of a moment's turn holds
+   (`context.py`); `failure` lifts the moments recording a failure for a question about
+   one (`shapes.py`); the sub-queries (`subqueries.py`) rank keyword queries made of the
+   question and fuse the rankings; `strong-first` puts the strong hits among the first ten
+   ahead of the weak ones (`confidence.py`).
+4. Every hit is returned with its confidence (`strong` / `weak`) and the words it matches;
+   no floor drops one. Hits in a row within 1 % of each other's strength go newest first.
+   An optional embedding model adds a ranking fused by RRF (`embed.py`).
 """
 
 from __future__ import annotations
 
 import math
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ccstate.recall import shapes
+from ccstate.recall import confidence, context, hits, shapes, subqueries
+from ccstate.recall.hits import Hit
 from ccstate.recall.text import fts_phrase, names, query_terms
 
 if TYPE_CHECKING:
@@ -30,18 +38,14 @@ if TYPE_CHECKING:
 TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 PARTS_WEIGHT = 0.5
-FLOOR = 0.4  # the least share of the question's information a hit must match
-CANDIDATES = 100  # ranked by BM25 before scoring
-RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
+CANDIDATES = 100  # ranked by BM25 for each (sub-)query
+MAX_TERMS = 32  # a longer question is searched for its first this many words
 # With an embedding model, BM25's best PINNED candidates that match at least PIN_COVERAGE of
 # the question keep their places ahead of the fused ranking (bench/recall_eval.py).
 PINNED = 3
 PIN_COVERAGE = 0.8
 DF_CAP = 5000  # a term in more documents than this counts as this common (bounded cost)
-COMMON = 0.02  # a term in more than this share of the moments does not pick candidates
-COMMON_MIN = 2000  # below this the whole question is scored directly (cheap enough)
-COVERED = 25  # candidates, best first, whose share of the question is checked (the floor)
-SNIPPET_TOKENS = 24
+SNIPPET_TOKENS = 16
 # A question about past work is best answered by what someone wrote about it (the
 # assistant's explanation, a fix, a decision, a prompt) before raw output (a command, an
 # edit): a mild prior on BM25, measured with bench/recall_eval.py (docs/RECALL.md).
@@ -50,6 +54,10 @@ PRIOR = {"answer": 1.3, "fix": 1.2, "decision": 1.3, "handoff": 1.1, "prompt": 1
 # whose text holds one (`shapes.py`), measured with bench/recall_eval.py (docs/RECALL.md).
 SHAPE_BOOST = 1.3
 MARK = ("**", "**")
+# The ranking's pieces (#38), each measured on its own (docs/RECALL.md); the sub-queries
+# `subqueries.KINDS` did not earn a place and are off.
+PIECES = frozenset({"turn", "strong-first", "failure"})
+ALL_PIECES = frozenset({*PIECES, *subqueries.KINDS})
 
 
 @dataclass(frozen=True)
@@ -59,109 +67,117 @@ class Query:
     since: str = ""  # ISO date or time: moments at or after it
     session: str = ""  # a session id or its prefix
     kinds: tuple[str, ...] = ()
-    floor: float = FLOOR
+    pieces: frozenset[str] = PIECES
 
 
-@dataclass(frozen=True)
-class Hit:
-    id: int
-    kind: str
-    session: str
-    agent: str
-    path: str
-    line: int
-    end_line: int
-    ts: str
-    branch: str
-    title: str
-    body: str
-    score: float  # share of the question matched, in [0, 1]
-    snippet: str = ""
-    matched: tuple[str, ...] = field(default=())
+@dataclass
+class _Ranked:
+    """One question's candidates as they are ranked: words, weights, what each holds."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ref": ref(self),
-            "kind": self.kind,
-            "session": self.session,
-            "agent": self.agent or None,
-            "file": self.path,
-            "line": self.line,
-            "end_line": self.end_line or None,
-            "timestamp": self.ts or None,
-            "branch": self.branch or None,
-            "title": self.title,
-            "text": self.body,
-            "snippet": self.snippet,
-            "score": round(self.score, 3),
-            "matched": list(self.matched),
-        }
-
-
-def ref(hit: Hit) -> str:
-    """A short, stable name for a hit (`ccstate recall show REF`): `3f2a9c1e:812` (a
-    session's transcript), `agent-a12:40` (a subagent's), `3f2a9c1e.md:9` (a handoff),
-    `DECISIONS.md:14`."""
-    name = hit.path.rsplit("/", 1)[-1]
-    stem, _dot, ext = name.rpartition(".")
-    if ext == "jsonl":
-        return f"{stem if stem.startswith('agent-') else stem[:8]}:{hit.line}"
-    if hit.kind == "handoff" and hit.session and stem.startswith(hit.session[:8]):
-        return f"{stem[:8]}.{ext}:{hit.line}"
-    return f"{name}:{hit.line}"
-
-
-_SELECT = (
-    "SELECT d.id, d.kind, d.session, s.agent, s.path, d.line, d.end_line, d.ts, d.branch,"
-    " d.title, d.body FROM docs d JOIN sources s ON s.id = d.source"
-)
+    terms: list[str]
+    weight: dict[str, float]
+    order: list[int]
+    strength: dict[int, float]
+    held: dict[int, list[str]]
 
 
 def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = None) -> list[Hit]:
-    """The best hits for `query`, at most `query.limit`, none below its floor."""
-    terms = query_terms(query.text)
-    if not terms:
+    """The best hits for `query`, at most `query.limit`, each with its confidence."""
+    ranked = _rank(con, query)
+    if ranked is None or not (ranked.order or embedder):
         return []
+    order, semantic = ranked.order, dict[int, float]()
+    if embedder is not None:
+        order, semantic = _fused(con, query, ranked, embedder)
+        ranked.strength = {i: 1.0 / (subqueries.RRF_K + r) for r, i in enumerate(order, 1)}
+    order = order[: max(query.limit, confidence.WINDOW)]
+    _hold(con, ranked, order)
+    share = {i: confidence.share(ranked.held[i], ranked.weight) for i in order}
+    strong_first = "strong-first" in query.pieces
+    if strong_first:
+        order = confidence.strong_first(order, share)
+    found = [
+        h.but(
+            score=max(share[h.id], semantic.get(h.id, 0.0)),
+            matched=confidence.rarest_first(ranked.held[h.id], ranked.weight),
+            confidence=confidence.label(share[h.id]),
+        )
+        for h in hits.load(con, order)
+    ]
+    found = _tie_break(found, ranked.strength, strong_first)[: query.limit]
+    marked = " OR ".join(fts_phrase(t) for t in ranked.terms)
+    return [_with_snippet(con, h, marked) for h in found]
+
+
+def _rank(con: sqlite3.Connection, query: Query) -> _Ranked | None:
+    """The question's candidates ranked by BM25 (with the turn, the sub-queries fused): none
+    when no moment shares a rare word with it; None when it has no words or names what no
+    moment mentions."""
+    terms = query_terms(query.text)[:MAX_TERMS]
+    if not terms:
+        return None
     where, params = _filters(query)
     total, found = _doc_counts(con, terms)
     if _unmentioned(con, query.text, found):
-        return []  # the question names a thing no moment mentions: nothing here answers it
-    weights = {t: _idf(total, found[t]) for t in terms}
-    expr = _match_expr(terms, _probe(terms, found, total))
-    shaped = shapes.asked(query.text)
-    bm25, holding = _candidates(con, expr, where, params, shaped)
-    whole = sum(weights.values()) or 1.0
-    checked = set(list(bm25)[:COVERED])
-    matched: dict[int, list[str]] = {}
-    coverage: dict[int, float] = {}
+        return None  # a name no moment mentions: the project never did this
+    weight = confidence.weights(terms, found, total)
+    rare = confidence.rare(terms, found, total)  # none: only common words, or none held
+    shaped = tuple(  # `failure`: the shape #38 added, a piece to measure like the others
+        s for s in shapes.asked(query.text) if s != "failure" or "failure" in query.pieces
+    )
+    expr = _match_expr(terms, rare)
+    strength, holding = _candidates(con, expr, where, params, shaped) if rare else ({}, {})
+    ranked = _Ranked(terms, weight, list(strength), strength, {})
+    if not strength:
+        return ranked
+    _hold(con, ranked, ranked.order, holding)
+    if "turn" in query.pieces:  # the moments holding each rare word (few: cheap to read)
+        posted = {t: confidence.postings(con, t) for t in rare if found[t] < DF_CAP}
+        turn = context.turn_words(con, ranked.order, posted)
+        strength = context.weigh(strength, ranked.held, turn, weight)
+    rankings = [list(strength)]
+    for expr in subqueries.build(terms, found, query.pieces):
+        rankings.append(list(_candidates(con, expr, where, params, shaped)[0]))
+    if len(rankings) > 1:
+        weights = [1.0] + [subqueries.SUB_WEIGHT] * (len(rankings) - 1)
+        strength = subqueries.fuse(rankings, weights)
+    ranked.order, ranked.strength = list(strength), dict(strength)
+    return ranked
 
-    def cover(i: int) -> float:
-        if i in checked and i not in coverage:
-            matched[i] = _terms_in(con, terms, i)
-            # a moment holding a figure of an asked shape counts as holding its asking words
-            asking = shapes.asking(terms, holding.get(i, ()))
-            matched[i] += [t for t in asking if t not in matched[i]]
-            coverage[i] = sum(weights[t] for t in matched[i]) / whole
-        return coverage.get(i, 0.0)
 
-    order = list(bm25)
-    semantic: dict[int, float] = {}
-    if embedder is not None:
-        semantic = embedder.rank(con, query.text, where, params, CANDIDATES)
-        # what BM25 ranks near the top and matches nearly all of the question stays first:
-        # the fusion only orders what words alone leave uncertain
-        pinned = [i for i in order[:PINNED] if cover(i) >= PIN_COVERAGE]
-        order = pinned + [i for i in fuse([order, list(semantic)]) if i not in pinned]
-    keep: list[int] = []
-    for i in order:  # the floor, checked in rank order until enough hits pass it
-        if len(keep) >= query.limit * 3:
-            break
-        if cover(i) >= query.floor or semantic.get(i, 0.0) >= embedder_floor(embedder):
-            keep.append(i)
-    hits = _load(con, keep, coverage, semantic, matched)
-    hits = _tie_break(hits, bm25 if embedder is None else _rrf_scores(order))
-    marked = " OR ".join(fts_phrase(t) for t in terms)
-    return [_with_snippet(con, h, marked) for h in hits[: query.limit]]
+def _hold(
+    con: sqlite3.Connection,
+    ranked: _Ranked,
+    ids: list[int],
+    holding: dict[int, tuple[str, ...]] | None = None,
+) -> None:
+    """Note which of the question's words each of `ids` holds (a moment holding a figure of
+    an asked shape holds its asking words: `412 kB` answers "how big")."""
+    todo = [i for i in ids if i not in ranked.held]
+    for i, words in confidence.matched(con, ranked.terms, todo).items():
+        asking = shapes.asking(ranked.terms, (holding or {}).get(i, ()))
+        ranked.held[i] = words + [t for t in asking if t not in words]
+
+
+def _fused(
+    con: sqlite3.Connection, query: Query, ranked: _Ranked, embedder: Embedder
+) -> tuple[list[int], dict[int, float]]:
+    """BM25's order fused with the model's (RRF); BM25's best `PINNED` that match at least
+    `PIN_COVERAGE` of the question keep their places; a moment only the model found needs
+    its cosine to reach the model's floor."""
+    where, params = _filters(query)
+    semantic = embedder.rank(con, query.text, where, params, CANDIDATES)
+    head = ranked.order[:PINNED]
+    _hold(con, ranked, head)
+    pinned = [i for i in head if confidence.share(ranked.held[i], ranked.weight) >= PIN_COVERAGE]
+    fused = subqueries.fuse([ranked.order, list(semantic)])
+    lexical = set(ranked.order)
+    order = pinned + [
+        i
+        for i in fused
+        if i not in pinned and (i in lexical or semantic.get(i, 0.0) >= embedder.floor)
+    ]
+    return order, semantic
 
 
 def unmentioned(con: sqlite3.Connection, text: str) -> list[str]:
@@ -171,14 +187,19 @@ def unmentioned(con: sqlite3.Connection, text: str) -> list[str]:
 
 
 def _unmentioned(con: sqlite3.Connection, text: str, found: dict[str, int]) -> list[str]:
-    named = names(text)
+    named = names(text)[:MAX_TERMS]
     missing = [n for n in named if n not in found]
     counts = {**found, **(_doc_counts(con, missing)[1] if missing else {})}
     return [name for name in named if counts[name] == 0]
 
 
-def embedder_floor(embedder: Embedder | None) -> float:
-    return embedder.floor if embedder is not None else math.inf
+def searchable(con: sqlite3.Connection, text: str) -> tuple[list[str], list[str]]:
+    """(the question's words no moment holds, those only common ones): why a question with
+    words gets nothing (`ccstate recall` says which)."""
+    terms = query_terms(text)[:MAX_TERMS]
+    total, found = _doc_counts(con, terms)
+    absent = [t for t in terms if found[t] == 0]
+    return absent, [t for t in terms if found[t] and t not in confidence.rare(terms, found, total)]
 
 
 def _filters(query: Query) -> tuple[str, list[Any]]:
@@ -209,27 +230,14 @@ def _doc_counts(con: sqlite3.Connection, terms: list[str]) -> tuple[int, dict[st
     return int(total), found
 
 
-def _idf(total: int, found: int) -> float:
-    """BM25's IDF (as FTS5 computes it, floored so a word in every moment still counts)."""
-    return max(0.05, math.log((total - found + 0.5) / (found + 0.5) + 1.0))
-
-
-def _probe(terms: list[str], found: dict[str, int], total: int) -> list[str]:
-    """The terms that pick the candidates: not the common ones (in more than COMMON of the
-    moments), which would make FTS5 score most of the index for little information; the two
-    rarest when all are common. Every term still counts in each candidate's score."""
-    common = max(COMMON_MIN, int(total * COMMON))
-    rare = [t for t in terms if found[t] <= common]
-    return rare or sorted(terms, key=lambda t: found[t])[:2]
-
-
-def _match_expr(terms: list[str], probe: list[str]) -> str:
-    """`(rare OR ...) AND (every term OR ...)`: only moments holding a probe term are scored,
-    on every term (the probe terms count twice: the rare words weigh most anyway)."""
+def _match_expr(terms: list[str], rare: list[str]) -> str:
+    """`(rare OR ...) AND (every term OR ...)`: only moments holding a rare word are scored
+    (a common one would make FTS5 score most of the index for little information), on
+    every term (the rare ones count twice: they weigh most anyway)."""
     everything = " OR ".join(fts_phrase(t) for t in terms)
-    if len(probe) == len(terms):
+    if len(rare) == len(terms):
         return everything
-    return f"({' OR '.join(fts_phrase(t) for t in probe)}) AND ({everything})"
+    return f"({' OR '.join(fts_phrase(t) for t in rare)}) AND ({everything})"
 
 
 def _candidates(
@@ -281,83 +289,27 @@ def _candidates(
     return dict(sorted(strength.items(), key=lambda kv: -kv[1])), holding
 
 
-def _terms_in(con: sqlite3.Connection, terms: list[str], rowid: int) -> list[str]:
-    """Which of `terms` a moment holds (one lookup each: FTS5 seeks the rowid)."""
-    return [
-        term
-        for term in terms
-        if con.execute(
-            "SELECT 1 FROM fts WHERE fts MATCH ? AND rowid = ?", (fts_phrase(term), rowid)
-        ).fetchone()
-        is not None
-    ]
+def _tie_break(found: list[Hit], strength: dict[int, float], strong_first: bool) -> list[Hit]:
+    """`found` in its order (ranked, the strong ones first when `strong_first` put them
+    there), but hits in a row within 1 % of the strength of the run's first (the same text
+    in several sessions) newest first."""
+    out: list[Hit] = []
+    run: list[Hit] = []
+    run_group = False
+    for n, hit in enumerate(found):
+        group = strong_first and hit.confidence == "strong" and n < confidence.WINDOW
+        if run and (group != run_group or not _near(strength, run[0].id, hit.id)):
+            out += sorted(run, key=lambda h: _neg(h.ts))
+            run = []
+        if not run:
+            run_group = group
+        run.append(hit)
+    return out + sorted(run, key=lambda h: _neg(h.ts))
 
 
-def fuse(rankings: list[list[int]], k: int = RRF_K) -> list[int]:
-    """Reciprocal rank fusion: ids ordered by the sum of 1/(k + rank) over the rankings."""
-    return list(_rrf(rankings, k))
-
-
-def _rrf(rankings: list[list[int]], k: int = RRF_K) -> dict[int, float]:
-    scores: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
-    return dict(sorted(scores.items(), key=lambda kv: -kv[1]))
-
-
-def _rrf_scores(order: list[int]) -> dict[int, float]:
-    return {item: 1.0 / (RRF_K + rank) for rank, item in enumerate(order, start=1)}
-
-
-def _load(
-    con: sqlite3.Connection,
-    ids: list[int],
-    coverage: dict[int, float],
-    semantic: dict[int, float],
-    matched: dict[int, list[str]],
-) -> list[Hit]:
-    if not ids:
-        return []
-    marks = ", ".join("?" for _ in ids)
-    rows = {r[0]: r for r in con.execute(f"{_SELECT} WHERE d.id IN ({marks})", ids)}
-    hits = []
-    for i in ids:
-        r = rows.get(i)
-        if r is None:
-            continue
-        score = max(coverage.get(i, 0.0), semantic.get(i, 0.0))
-        hits.append(_hit(r, score, tuple(matched.get(i, ()))))
-    return hits
-
-
-def _hit(r: Any, score: float = 0.0, matched: tuple[str, ...] = ()) -> Hit:
-    """A Hit from a `_SELECT` row."""
-    return Hit(
-        id=int(r[0]),
-        kind=r[1],
-        session=r[2],
-        agent=r[3],
-        path=r[4],
-        line=int(r[5]),
-        end_line=int(r[6]),
-        ts=r[7],
-        branch=r[8],
-        title=r[9],
-        body=r[10],
-        score=score,
-        matched=matched,
-    )
-
-
-def _tie_break(hits: list[Hit], strength: dict[int, float]) -> list[Hit]:
-    """By strength; within 1 % of each other (same text in several sessions), newest first."""
-    best = max((strength.get(h.id, 0.0) for h in hits), default=0.0) or 1.0
-
-    def key(h: Hit) -> tuple[float, str]:
-        return (-round(strength.get(h.id, 0.0) / best, 2), _neg(h.ts))
-
-    return sorted(hits, key=key)
+def _near(strength: dict[int, float], first: int, other: int) -> bool:
+    a, b = strength.get(first, 0.0), strength.get(other, 0.0)
+    return abs(a - b) <= 0.01 * max(abs(a), abs(b))
 
 
 def _neg(ts: str) -> str:
@@ -372,45 +324,8 @@ def _with_snippet(con: sqlite3.Connection, hit: Hit, expr: str) -> Hit:
         (*MARK, expr, hit.id),
     ).fetchone()
     snippet = row[0] if row and row[0] else hit.body[:200]
-    return Hit(**{**_fields(hit), "snippet": " ".join(snippet.split())})
+    return hit.but(snippet=" ".join(snippet.split()))
 
 
-def _fields(hit: Hit) -> dict[str, Any]:
-    return {name: getattr(hit, name) for name in hit.__dataclass_fields__}
-
-
-def neighbours(con: sqlite3.Connection, hit_id: int, around: int = 2) -> list[Hit]:
-    """The moments just before and after one, in the same file (`recall show`)."""
-    row = con.execute("SELECT source, line FROM docs WHERE id = ?", (hit_id,)).fetchone()
-    if row is None:
-        return []
-    source, line = row
-    before = con.execute(
-        f"{_SELECT} WHERE d.source = ? AND (d.line < ? OR (d.line = ? AND d.id < ?)) "
-        "ORDER BY d.line DESC, d.id DESC LIMIT ?",
-        (source, line, line, hit_id, around),
-    ).fetchall()
-    after = con.execute(
-        f"{_SELECT} WHERE d.source = ? AND (d.line > ? OR (d.line = ? AND d.id >= ?)) "
-        "ORDER BY d.line, d.id LIMIT ?",
-        (source, line, line, hit_id, around + 1),
-    ).fetchall()
-    return [_hit(r) for r in [*reversed(before), *after]]
-
-
-def find_ref(con: sqlite3.Connection, text: str) -> list[int]:
-    """The moments a `ref` names (see `ref`); a session's first characters are enough, and a
-    moment that spans lines (a call to its result, a failure to its fix) is named by either."""
-    name, _, line = text.strip().rpartition(":")
-    if not name or not line.isdigit():
-        return []
-    head, dot, ext = name.partition(".")
-    like = head.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    pattern = f"%/{like}%.{ext}" if dot else f"%/{like}%.jsonl"
-    rows = con.execute(
-        "SELECT d.id FROM docs d JOIN sources s ON s.id = d.source "
-        "WHERE ? IN (d.line, d.end_line) AND s.path LIKE ? ESCAPE '\\' "
-        "ORDER BY d.line != ?, d.id",  # a moment that starts there first
-        (int(line), pattern, int(line)),
-    ).fetchall()
-    return [int(r[0]) for r in rows]
+def embedder_floor(embedder: Embedder | None) -> float:
+    return embedder.floor if embedder is not None else math.inf

@@ -1,7 +1,8 @@
 """What kind of answer a question asks for, and whether a moment's text has that shape (pure).
 
 "How big was the bundle?" is answered by a size, "how long did it take?" by a duration,
-"which version?" by a version number, "what address?" by an IP, a URL or a port. The
+"which version?" by a version number, "what address?" by an IP, a URL or a port, "why did
+it fail?" by a failure (`exit: failed`, an error, `denied`, `not found`: #38). The
 question rarely shares a word with its answer's figure (`412 kB`, `3m12s`, `v2.4.1`), so
 BM25 alone ranks the moment that holds the figure no higher than one that only talks about
 the same thing. `search` lifts the candidates whose text has the shape the question asks
@@ -27,6 +28,11 @@ _QUESTIONS: dict[str, re.Pattern[str]] = {
         r"\b(?:ip|ips|address|addresses|url|urls|port|ports|endpoint|host ?name|domain)\b",
         re.IGNORECASE,
     ),
+    "failure": re.compile(
+        r"\b(?:fail(?:ed|s|ing|ure)?|errors?|broke|broken|crash(?:ed|es)?|refus(?:e|ed|es)|"
+        r"wouldn'?t|couldn'?t|can'?t|didn'?t work|not found|denied|blocked|stuck)\b",
+        re.IGNORECASE,
+    ),
 }
 _NUMBER = r"\b\d[\d,]*(?:\.\d+)?\s?"
 _ANSWERS: dict[str, re.Pattern[str]] = {
@@ -50,6 +56,11 @@ _ANSWERS: dict[str, re.Pattern[str]] = {
         r"|\bport\s+\d{2,5}\b",
         re.IGNORECASE,
     ),
+    "failure": re.compile(
+        r"\bexit: failed\b|^failed: |\b(?:error|exception|traceback|denied|not found|refused|"
+        r"cannot|unable to)\b",
+        re.IGNORECASE | re.MULTILINE,
+    ),
 }
 
 
@@ -61,6 +72,10 @@ _ASKING = {
     "version": frozenset({"version", "versions", "release"}),
     "address": frozenset(
         {"ip", "ips", "address", "addresses", "url", "urls", "port", "ports", "endpoint"}
+    ),
+    "failure": frozenset(
+        {"fail", "failed", "fails", "failing", "failure", "error", "errors", "broke", "broken"}
+        | {"crash", "crashed", "refuse", "refused", "denied", "blocked", "stuck"}
     ),
 }
 

@@ -55,8 +55,11 @@ STOPWORDS = frozenset(
     very via want wanted wants was wasn way we well went were weren what whatever when
     whenever where whereas wherever whether which while who whoever whole whom whose why will
     with within without won would wouldn wrong yes yet you your yours yourself ago day days
-    earlier week weeks yesterday today time times again remember recall recalled""".split()  # noqa: SIM905
+    earlier week weeks yesterday today time times again remember recall recalled
+    aren hadn shouldn mustn needn
+    t s d ll re ve m""".split()  # noqa: SIM905
 )
+# (the last line: what is left of a contraction, `couldn't` -> `couldn` `t`, `box's` -> `s`)
 
 
 def parts(text: str) -> str:
@@ -106,7 +109,8 @@ def query_terms(query: str) -> list[str]:
     """The words of a question worth searching for, in order, without repeats.
 
     `"quoted phrases"` stay phrases; a path or dotted name (`client.ts`) becomes one term
-    (searched as a phrase); function words are dropped, unless nothing else is left.
+    (searched as a phrase); function words are dropped: a question made of nothing else has
+    no terms (`ccstate recall` says so rather than searching for "what" and "did").
     """
     terms: list[str] = []
     for raw in _tokens(query):
@@ -114,9 +118,12 @@ def query_terms(query: str) -> list[str]:
             continue
         if raw not in terms:
             terms.append(raw)
-    if not terms:  # a question made only of common words: search them all
-        terms = list(dict.fromkeys(t for t in _tokens(query)))
     return terms
+
+
+def has_words(query: str) -> bool:
+    """Does `query` hold any word at all (a query of only stop words does)?"""
+    return bool(_tokens(query))
 
 
 def names(query: str) -> list[str]:
