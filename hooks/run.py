@@ -37,6 +37,7 @@ DETACHED = "--detached"  # argv[2] of the copy that does a detached event's work
 # Seconds the venv's interpreter may take, inside Claude Code's hook timeouts (hooks.json).
 VENV_BUDGET_S = {"SessionStart": 10.0}
 DEFAULT_BUDGET_S = 20.0
+VENV_START_S = 3.0  # of those, for the venv interpreter's start and exit
 
 
 def _launch():
@@ -152,6 +153,9 @@ def _in_venv(root, src, data, event, payload, guard):
 
     env = dict(os.environ)
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    timeout = VENV_BUDGET_S.get(event, DEFAULT_BUDGET_S)
+    # the hook's own budget (ccstate/hooks/budget.py) ends before this kills it (#37)
+    env["CCSTATE_HOOK_BUDGET_S"] = str(timeout - VENV_START_S)
     python = str(state.python)
     try:
         proc = subprocess.run(
@@ -160,7 +164,7 @@ def _in_venv(root, src, data, event, payload, guard):
             capture_output=True,
             text=True,
             env=env,
-            timeout=VENV_BUDGET_S.get(event, DEFAULT_BUDGET_S),
+            timeout=timeout,
             check=False,
         )
     except subprocess.TimeoutExpired:

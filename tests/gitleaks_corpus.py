@@ -4,7 +4,8 @@
 `FALSE_POSITIVES`: (rule, text) for every false positive that must come through unchanged (the
 ones another gitleaks rule still flags, and those only a file name makes false, are left out:
 gitleaks itself would report them). `BY_DESIGN` lists, per rule, how many false positives
-ccstate redacts on purpose, with the reason (docs/RELIABILITY.md says the same).
+ccstate redacts on purpose, with the reason (docs/RELIABILITY.md says the same). `WRAPPERS`:
+what a transcript puts around a secret (#37).
 """
 
 from __future__ import annotations
@@ -43,6 +44,20 @@ BY_DESIGN = {
     "sumologic-access-token": (1, _ASSIGNED),
     "telegram-bot-api-token": (9, _ASSIGNED),
 }
+# Where transcripts put a secret (#37): gitleaks ends one at a quote, a space, a semicolon or a
+# newline; a transcript also at a tag (a tool's error), a bracket, a pipe, a backtick, a comma
+# or a full stop, and between JSON-escaped newlines or tabs. (text before, text after) a sample.
+WRAPPERS = (
+    ("<tool_use_error>String not found: ", "</tool_use_error>"),
+    ("(", ")"),
+    ("[", "]"),
+    ("", ","),
+    ("", "."),
+    ("|", "|"),
+    ("`", "`"),
+    ('{"text": "line one\\n', '\\nline three"}'),
+    ('{"text": "cell one\\t', '\\tcell three"}'),
+)
 WINDOW = 12  # no stretch of a secret this long may survive (issue #23)
 _MARK = re.compile(r"\[REDACTED:[^\]]*\]")
 

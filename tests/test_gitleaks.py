@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from ccstate import gitleaks, redact
-from gitleaks_corpus import BY_DESIGN, DATA, FALSE_POSITIVES, RULES, TRUE_POSITIVES, surviving
+from gitleaks_corpus import (
+    BY_DESIGN,
+    DATA,
+    FALSE_POSITIVES,
+    RULES,
+    TRUE_POSITIVES,
+    WRAPPERS,
+    surviving,
+)
 from gitleaks_corpus import windows as secret_windows
 from helpers import REPO
 from secrets_corpus import KINDS, ORDINARY
@@ -75,6 +83,60 @@ def test_every_gitleaks_true_positive_is_redacted() -> None:
             leaked[rule].append(text[:80])
     assert len(TRUE_POSITIVES) > 6000
     assert dict(leaked) == {}
+
+
+def test_every_gitleaks_true_positive_is_redacted_where_transcripts_end_it() -> None:
+    """#37: gitleaks' rules end a secret at a quote, a space, a semicolon or a newline; a
+    transcript also puts one inside a tag, brackets, pipes or backticks, before a comma or a
+    full stop, between JSON-escaped newlines or tabs. Every true positive, in each of those."""
+    leaked = collections.defaultdict(list)
+    for rule, text, secrets in TRUE_POSITIVES:
+        found = set().union(*map(secret_windows, secrets))
+        for before, after in WRAPPERS:
+            if surviving(redact.redact(before + text + after), found):
+                leaked[f"{before}…{after}"].append(rule)
+    assert dict(leaked) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("<tool_use_error>String not found: AIza{k}</tool_use_error>", ""),
+        ("the key (AIza{k}), then", ""),
+        ("keys: AIza{k}, AIza{k}.", ""),
+        ('"line\\nAIza{k}\\tnext"', ""),
+        ("AIza{k}.png", "AIza{k}.png"),  # a `.` that ends nothing: a file name goes on
+        ("AIza{k}x", "AIza{k}x"),  # 36 characters: no Google key
+    ],
+)
+def test_a_google_key_ends_where_a_transcript_ends_it(text: str, kept: str) -> None:
+    """The issue's case: `AIza` and 35 characters, a valid shape, inside a tool's error."""
+    key = "SyB1x2Y3z4W5v6U7t8S9r0Q1p2O3n4M5l6K"
+    rule = next(r for r in gitleaks.rules() if r.id == "gcp-api-key")
+    spans = rule.secrets(text.format(k=key))
+    if kept:
+        assert spans == []
+    else:
+        assert spans and all(text.format(k=key)[a:b] == "AIza" + key for a, b in spans)
+
+
+def test_only_the_bounds_of_a_rule_are_widened() -> None:
+    """`transcript_bounds` adds endings to a rule's last group of classes and anchors, starts
+    to its first, and a start after an escape to a leading `\\b`; the rest stays gitleaks'."""
+    end = r"""(?:[\x60'"\s;]|\\[nr]|$)"""
+    widened = gitleaks.transcript_bounds(r"\b(AIza[\w-]{35})" + end)
+    after_escape = r"(?:\b|(?<=" + gitleaks._ESCAPE + "))"
+    assert widened.startswith(after_escape + r"(AIza[\w-]{35})" + end[:-1] + "|")
+    assert widened.endswith(gitleaks.TRANSCRIPT_END + ")")
+    assert gitleaks.transcript_bounds(r"ghp_[0-9a-zA-Z]{36}") == r"ghp_[0-9a-zA-Z]{36}"
+    widened = gitleaks.transcript_bounds(r"(?:^|[\s>=:(,)])(x{3})(?:$|[\s<),])")
+    assert widened == (
+        rf"(?:^|[\s>=:(,)]|{gitleaks.TRANSCRIPT_START})(x{{3}})(?:$|[\s<),]|"
+        rf"{gitleaks.TRANSCRIPT_END})"
+    )
+    changed = [r.id for r in gitleaks.rules() if gitleaks.transcript_bounds(r._data["regex"])
+               != r._data["regex"]]  # fmt: skip
+    assert len(changed) > 150
 
 
 def test_gitleaks_false_positives_come_through_unchanged_but_those_by_design() -> None:

@@ -107,3 +107,20 @@ def test_every_folder_and_file_ccstate_creates_in_state_is_private_whatever_the_
     assert {p: m for p, m in modes.items() if m not in (0o700, 0o600)} == {}
     assert modes["ledger"] == modes["ledger/s1"] == modes["handoff/branches"] == 0o700
     assert modes["recall/summary.json"] == 0o600
+
+
+def test_open_regular_refuses_what_is_not_a_regular_file_without_blocking(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"one\n")
+    fd = store.open_regular(path)
+    try:
+        assert os.read(fd, 10) == b"one\n"
+    finally:
+        os.close(fd)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # a blocking open would wait for a writer forever
+    for odd in (fifo, tmp_path, Path("/dev/null")):
+        with pytest.raises(OSError, match="not a regular file"):
+            store.open_regular(odd)
+    with pytest.raises(FileNotFoundError):
+        store.open_regular(tmp_path / "gone")

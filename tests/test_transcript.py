@@ -182,3 +182,91 @@ def test_record_lines_stay_true_across_runs(tmp_path, monkeypatch, reader) -> No
     assert seen and all(line == n for line, n in seen)
     assert len(seen) == 399 - 399 // 7 - 399 // 11 + 399 // 77
     assert stats.lines == 399 and stats.skipped_lines[:2] == [11, 22]
+
+
+# --------------------------------------------------------------------------- bounds (#37)
+
+
+def _growing_read(path, read) -> list:
+    """Read `path` with `read(path)`, appending a record after the first one came out."""
+    out = []
+    for item in read(path):
+        if not out:
+            with path.open("a") as fh:
+                fh.write(_RECORD + "\n")
+        out.append(item)
+    return out
+
+
+def test_every_reader_reads_to_the_size_seen_when_it_opened(tmp_path) -> None:
+    """A transcript that grows while it is read must not make the read endless."""
+    path = tmp_path / "t.jsonl"
+    readers = (
+        lambda p: _transcript.iter_lines(p),
+        lambda p: _transcript.iter_records(p),
+        lambda p: _transcript.iter_light_records(p),
+        lambda p: [run[3] for run in _transcript.iter_line_runs(p)],
+    )
+    for read in readers:
+        path.write_text((_RECORD + "\n") * 3)
+        got = _growing_read(path, read)
+        assert len(got) == (1 if read is readers[-1] else 3)
+        assert path.read_text().count("\n") == 4  # it grew meanwhile
+
+
+def test_lines_that_hold_no_object_are_passed_over_and_numbered(tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    rows = [b"x", _RECORD.encode(), b"[1]", b"", b"  " + _RECORD.encode(), b"junk" * 3000]
+    rows += [b"\xef\xbb\xbf" + _RECORD.encode(), b"{not json", _RECORD.encode()]
+    path.write_bytes(b"\n".join(rows) + b"\n")
+    every = [(n, bytes(line)) for n, line in _transcript.iter_lines(path)]
+    assert [n for n, _line in every] == list(range(1, 10))
+    passed = [(n, bytes(line)) for n, line in _transcript.iter_lines(path, objects_only=True)]
+    assert passed == [(n, line) for n, line in every if n in (2, 5, 7, 8, 9)]
+    assert [n for n, _r in _scan.iter_numbered(path)] == [2, 5, 7, 9]
+
+
+def test_a_deadline_fires_on_lines_that_hold_no_record(tmp_path) -> None:
+    """#37: a budget checked per record never fires when no line parses; each reader checks
+    it on lines and on bytes read, and says where it stopped."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"{\n" * 1_500_000)  # about 4 s for any reader
+    for read in ("records", "light", "numbered"):
+        started = _time.monotonic()
+        stats = _transcript.ReadStats()
+        deadline = started + 0.05
+        if read == "numbered":
+            with _pytest.raises(_transcript.Deadline, match=r"stopped at line [1-9]"):
+                list(_scan.iter_numbered(path, deadline))
+        elif read == "records":
+            assert list(_transcript.iter_records(path, stats, deadline=deadline)) == []
+        else:
+            assert list(_transcript.iter_light_records(path, stats, deadline=deadline)) == []
+        assert _time.monotonic() - started < 1.0, read
+        if read != "numbered":
+            assert stats.stopped.startswith("stopped at line ") and 0 < stats.lines < 1_500_000
+
+
+def test_the_light_reader_counts_junk_lines_without_decoding_them(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"x\n[1, 2]\n" + _RECORD.encode() + b"\n\n  \n" + b"junk\n" * 3)
+    decoded: list[bytes] = []
+    real = _transcript.fast_loads()
+
+    def loads(view):  # type: ignore[no-untyped-def]
+        decoded.append(bytes(view))
+        return real(view)
+
+    monkeypatch.setattr(_transcript, "fast_loads", lambda: loads)
+    stats = _transcript.ReadStats()
+    assert [r["type"] for r in _transcript.iter_light_records(path, stats)] == ["user"]
+    assert decoded == [_RECORD.encode()]
+    assert (stats.lines, stats.records, stats.skipped, stats.skipped_lines) == (
+        8,
+        1,
+        5,
+        [1, 2, 6, 7, 8],
+    )
+    slow = _transcript.ReadStats()
+    list(_transcript.iter_records(path, slow))
+    assert (slow.records, slow.skipped, slow.skipped_lines) == (1, 5, [1, 2, 6, 7, 8])

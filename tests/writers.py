@@ -3,9 +3,10 @@ share (tests/test_writers_gitleaks.py, tests/test_writers_property.py).
 
 `plan(texts)` spreads texts over sessions, each text at one *position* of a transcript where a
 session leaves text: a prompt, a failed command's words, a failed command's output (long
-enough to be cut, the text at its head and at its tail), a failed edit's error, an edit's old
-and new strings, a written file's path (a moment's title, a handoff's path) and content, a todo,
-a commit subject, a failed check's output, an assistant answer, a `handoff note`, a hook's
+enough to be cut, the text at its head and at its tail), a failed edit's error (the text at its
+end, before `</tool_use_error>`), an edit's old and new strings, a written file's path (a
+moment's title, a handoff's path) and content, a todo, a task's title, a commit subject, a
+failed check's output, an assistant answer, a `handoff note`, a hook's
 command (report's hook table), a re-read file's path (report's re-read table), and a hook
 payload that crashes the hook (hooks.log). `run_writers` then runs, in process, what a session's
 end and the CLI run: the handoff writer (markdown, JSON, progress log) per session, the
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,8 @@ CAPACITY = {
     "error": 3,
     "edit": 10,
     "path": 40,  # a handoff keeps 60 touched paths
-    "todo": 40,  # the last todo list, 60 items kept
+    "todo": 40,  # the last todo list and the open tasks: 60 items kept
+    "task": 20,  # a task's title: `plan_at` only (#37), `plan` spreads over `POSITIONS`
     "commit": 8,
     "check": 8,
     "answer": 10,
@@ -118,11 +120,13 @@ def plan(texts: Sequence[str], *, rounds: int = 1) -> list[Session]:
     return sessions
 
 
-def plan_at(placed: Sequence[tuple[str, str]]) -> list[Session]:
-    """(position, text) pairs as sessions, each position filled up to `CAPACITY`."""
+def plan_at(
+    placed: Sequence[tuple[str, str]], capacity: Mapping[str, int] = CAPACITY
+) -> list[Session]:
+    """(position, text) pairs as sessions, each position filled up to `capacity`."""
     sessions: list[Session] = []
     for position, text in placed:
-        free = next((s for s in sessions if len(s.texts(position)) < CAPACITY[position]), None)
+        free = next((s for s in sessions if len(s.texts(position)) < capacity[position]), None)
         if free is None:
             free = Session(_sid(len(sessions)))
             sessions.append(free)
@@ -141,6 +145,7 @@ CUTS = {
     "edit": (400, 800),
     "path": (60, 160),
     "todo": (160, 4000),
+    "task": (160, 4000),
     "commit": (120,),
     "check": (160, 240),
     "answer": (2000,),
@@ -236,6 +241,7 @@ def transcript_of(session: Session, project: Path) -> _Transcript:
     for n, text in enumerate(session.texts("error")):
         path = f"{project}/src/broken{n}.py"
         message = f"<tool_use_error>String to replace not found in file.\nString: {text}"
+        message += "</tool_use_error>"  # as Claude Code ends it: the text's end touches a tag
         t.call(
             "Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, message, error=True
         )
@@ -248,6 +254,9 @@ def transcript_of(session: Session, project: Path) -> _Transcript:
     todos = [{"content": text, "status": "pending"} for text in session.texts("todo")]
     if todos:
         t.call("TodoWrite", {"todos": todos}, "Todos have been modified successfully.")
+    for n, text in enumerate(session.texts("task")):  # a task's title, as Claude Code 2.1 keeps
+        created = f"Task #{n + 1} created successfully: {text}"
+        t.call("TaskCreate", {"subject": text, "description": "as planned"}, created)
     for n, text in enumerate(session.texts("commit")):
         subject = text.strip().splitlines()[0] if text.strip() else "x"  # a subject is a line
         out = f"[main {n + 1:07x}] {subject}\n 1 file changed, 1 insertion(+)"

@@ -62,6 +62,11 @@ SCHEMA: dict[str, tuple[type, Any, str]] = {
     "lint.topic_dir": (str, "docs/claude", "a folder relative to the project, e.g. docs/claude"),
     "lint.split_min_lines": (int, 12, "a whole number of lines between 1 and 10000, e.g. 12"),
     "log.max_bytes": (int, 262_144, "a whole number of bytes, at least 4096"),
+    "hooks.budget_seconds": (
+        float,
+        0.0,
+        "a number of seconds between 0 and 600, e.g. 10 (0: each hook's timeout less 5 s)",
+    ),
     "recall.enabled": (bool, True, "true or false"),
     "recall.max_mb": (int, 512, "a whole number of megabytes between 1 and 65536, e.g. 512"),
     "recall.embedding_model": (
@@ -104,6 +109,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "lint.import_max_tokens": (0, 1_000_000),
     "lint.split_min_lines": (1, 10_000),
     "log.max_bytes": (4096, 1 << 30),
+    "hooks.budget_seconds": (0.0, 600.0),
     "recall.max_mb": (1, 65536),
     "moments.resume.min_usd": (0.0, 1000.0),
     "moments.resume.compact_min_usd": (0.0, 1000.0),

@@ -84,7 +84,7 @@ class Rule:
     @property
     def pattern(self) -> re.Pattern[str]:
         if self._pattern is None:
-            self._pattern = re.compile(self._data["regex"], re.ASCII)
+            self._pattern = re.compile(transcript_bounds(self._data["regex"]), re.ASCII)
         return self._pattern
 
     def wants(self, lower: str) -> bool:
@@ -178,6 +178,41 @@ class Rule:
         if self._allowlists is None:
             self._allowlists = [Allowlist(a) for a in self._data.get("allowlists", ())]
         return self._allowlists
+
+
+# Where transcripts put a secret (#37). gitleaks' rules end one where a config file does: at a
+# quote, a space, a semicolon, a JSON-escaped newline or the end (`(?:[\x60'"\s;]|\\[nr]|$)`
+# in 152 rules; a few have a class of their own). A transcript also ends one with markup and
+# punctuation: `</tool_use_error>`, `(key)`, `[key]`, `|key|`, a JSON-escaped tab or quote, a
+# `,` or `.` ending a clause; and starts one right after a JSON-escaped newline or tab, where
+# `\b` sees no boundary (`\nAIza…`: `n` and `A` are both word characters). So a rule's end group
+# (a last group of classes and anchors) takes those endings too, `,` and `.` only when another
+# ending follows them (in `video_box.ico-<hex>.png` or a cut `ops_eyJ…..[Redacted]` they end
+# nothing: gitleaks' false positives stay as they are, tests/test_gitleaks.py), and a rule that
+# starts at `\b` or at a start group may also start after an escape or an opening mark.
+_ESCAPE = r"""\\[nrt"]"""  # a JSON-escaped newline, return, tab or quote
+_ENDING = r"""[\s\x60'"<>)\]|;]|""" + _ESCAPE + "|$"
+TRANSCRIPT_END = r"""[\x60'"<>)\]|]|""" + _ESCAPE + r"|[.,](?=" + _ENDING + ")"
+TRANSCRIPT_START = r"""[\x60'"<>(\[|]|(?<=""" + _ESCAPE + ")"
+_BOUND = r"(?:\[(?:\\.|[^\]\\])*\]|\\s|\^|\$|\\A|\\Z|\\B|\\b|\\\\\[[a-z]+\])"
+_BOUNDS = _BOUND + r"(?:\|" + _BOUND + r")*"  # alternatives of classes and anchors only
+_END_GROUP = re.compile(r"\(\?:(" + _BOUNDS + r")\)\Z")
+_START_GROUP = re.compile(r"\A((?:\(\?i\))?)\(\?:(" + _BOUNDS + r")\)")
+_LEADING = re.compile(r"\A(?:\(\?i\)|\((?!\?)|\\b)+")  # `(?i)\b(\b(` before a rule's first atom
+
+
+def transcript_bounds(regex: str) -> str:
+    """`regex`, a gitleaks rule's, with the endings and starts a transcript gives a secret
+    (above): its end group and start group widened, a leading `\b` also true after an escape."""
+    end = _END_GROUP.search(regex)
+    if end is not None:
+        regex = f"{regex[: end.start()]}(?:{end.group(1)}|{TRANSCRIPT_END})"
+    start = _START_GROUP.match(regex)
+    if start is not None:
+        rest = regex[start.end() :]
+        regex = f"{start.group(1)}(?:{start.group(2)}|{TRANSCRIPT_START}){rest}"
+    after = r"(?:\b|(?<=" + _ESCAPE + "))"
+    return _LEADING.sub(lambda m: m.group(0).replace(r"\b", after), regex, count=1)
 
 
 def _line_end(text: str, end: int) -> int:

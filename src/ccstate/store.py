@@ -286,3 +286,20 @@ def file_stamp(path: StrPath) -> list[int] | None:
     except OSError:
         return None
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def open_regular(path: StrPath) -> int:
+    """A read-only descriptor of `path`, which must be a regular file; OSError otherwise (a
+    FIFO, a device, a folder). Never blocks: a FIFO opened for reading waits for a writer, so
+    it is opened non-blocking and refused by its `fstat` (#12, #37)."""
+    import stat  # loaded with os: no import cost
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{os.fspath(path)}: not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    os.set_blocking(fd, True)
+    return fd

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Every reader is bounded (#12): a line longer than this is skipped without being held in
-# memory (the longest in ../shared/transcripts/public is 0.6 MB), and a deadline, when given,
-# is checked on every line and every chunk read.
-MAX_LINE_BYTES = 32 << 20
+# Every reader is bounded (#12, #37): a line longer than this is skipped without being held in
+# memory (the longest in ../shared/transcripts is 1 MB), a file is read up to the size it had
+# when opened, and a deadline, when given, is checked as lines and chunks are read. 16 MiB, not
+# 32: a line of ASCII and one emoji decodes to 4 bytes a character, and at 32 MiB a hook held
+# 298 MiB (#37: at most 256).
+MAX_LINE_BYTES = 16 << 20
 _READ_CHUNK = 1 << 20
+_CHECK_YIELDS = 256  # lines iter_lines yields between two looks at the clock
 
 
 @dataclass
@@ -39,18 +44,10 @@ class Deadline(Exception):
 
 def open_regular(path: Path | str) -> int:
     """A read-only descriptor of `path`, which must be a regular file (never blocks on a FIFO);
-    OSError otherwise."""
-    import stat
+    OSError otherwise (`store.open_regular`)."""
+    from ccstate import store
 
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path}: not a regular file")
-    except BaseException:
-        os.close(fd)
-        raise
-    os.set_blocking(fd, True)
-    return fd
+    return store.open_regular(path)
 
 
 def iter_lines(
@@ -59,27 +56,40 @@ def iter_lines(
     *,
     deadline: float | None = None,
     max_line: int | None = None,
-) -> Iterator[tuple[int, bytes]]:
+    objects_only: bool = False,
+) -> Iterator[tuple[int, bytes | bytearray]]:
     """(line number, bytes without the newline) for each line of a regular file, lines over
     `max_line` skipped (counted in `stats.too_long`); raises Deadline past `deadline`
-    (time.monotonic()). Memory stays under `max_line` plus one chunk."""
-    import time
-
+    (time.monotonic(), checked every `_CHECK_YIELDS` lines and every chunk read: on
+    lines and bytes, not records, #37). The file is read up to the size it had when opened:
+    one that grows meanwhile never makes the read endless. `objects_only`: lines that cannot
+    hold a JSON object (their first byte but spaces is no `{`) are passed over in bulk, counted
+    in `stats.lines` only. Memory stays under `max_line` plus one chunk."""
     stats = stats if stats is not None else ReadStats()
     max_line = MAX_LINE_BYTES if max_line is None else max_line
+    objects = _object_line() if objects_only else None
     fd = open_regular(path)
     with os.fdopen(fd, "rb", buffering=0) as fh:
+        left = os.fstat(fd).st_size
         pending = bytearray()
         skipping = False
-        number = 0
-        while True:
+        number = check = 0
+        while left > 0:
             if deadline is not None and time.monotonic() > deadline:
                 raise Deadline(f"stopped at line {number} (time budget)")
-            chunk = fh.read(_READ_CHUNK)
+            chunk = fh.read(min(_READ_CHUNK, left))
             if not chunk:
                 break
+            left -= len(chunk)
             start = 0
-            while (nl := chunk.find(b"\n", start)) >= 0:
+            while True:
+                if objects is not None and not pending and not skipping:
+                    start, passed = _pass_over(objects, chunk, start)
+                    number += passed
+                    stats.lines += passed
+                nl = chunk.find(b"\n", start)
+                if nl < 0:
+                    break
                 number += 1
                 stats.lines += 1
                 if skipping or len(pending) + nl - start > max_line:
@@ -88,11 +98,18 @@ def iter_lines(
                     skipping = False
                     pending.clear()
                 else:
-                    pending += chunk[start:nl]
-                    yield number, bytes(pending)
-                    pending.clear()
-                    if deadline is not None and time.monotonic() > deadline:
-                        raise Deadline(f"stopped at line {number} (time budget)")
+                    line: bytes | bytearray
+                    if pending:  # handed over whole, not copied: a long line is held once
+                        pending += chunk[start:nl]
+                        line, pending = pending, bytearray()
+                    else:
+                        line = chunk[start:nl]
+                    yield number, line
+                    check += 1
+                    if deadline is not None and check >= _CHECK_YIELDS:
+                        check = 0
+                        if time.monotonic() > deadline:
+                            raise Deadline(f"stopped at line {number} (time budget)")
                 start = nl + 1
             if not skipping:
                 pending += chunk[start:]
@@ -106,7 +123,21 @@ def iter_lines(
                 stats.too_long += 1
                 _count(stats, number, None)
             else:
-                yield number, bytes(pending)
+                yield number, pending
+
+
+def _object_line() -> re.Pattern[bytes]:
+    """A line whose first byte but spaces is `{`: the start of any line that can hold a JSON
+    object (`json.loads` allows JSON's whitespace before it, and a UTF-8 BOM before that)."""
+    return re.compile(rb"^(?:\xef\xbb\xbf)?[ \t\r]*\{", re.MULTILINE)
+
+
+def _pass_over(objects: re.Pattern[bytes], chunk: bytes, start: int) -> tuple[int, int]:
+    """(where the next line of `chunk` that may hold an object starts, the whole lines passed
+    over to get there); `start` is a line's start. Without one, the chunk's last line start."""
+    found = objects.search(chunk, start)
+    jump = found.start() if found is not None else max(start, chunk.rfind(b"\n", start) + 1)
+    return jump, chunk.count(b"\n", start, jump)
 
 
 def iter_records(
@@ -177,6 +208,7 @@ _SHORT = 4096  # bytes: lines up to this long are decoded whole, without cheap c
 _CHUNK = 1 << 22  # bytes read at a time: files of any size stream through 4 MiB
 _POOL: list[bytearray] = []  # read buffers to reuse: each new one costs page faults
 _WHITESPACE = b" \t\r\n"
+_CHECK_LINES = 4096  # lines between two looks at the clock (about a millisecond of junk)
 
 
 def _at_top_level(line: bytes | bytearray, start: int, end: int) -> bool:
@@ -246,6 +278,7 @@ def iter_line_runs(
     max_line: int | None = None,
     *,
     counted: bool = False,
+    deadline: float | None = None,
 ) -> Iterator[tuple[bytearray, int, int, int]]:
     """Runs of whole lines of `path`, read into a reused buffer: `(buf, start, end, first)`,
     where `buf[start:end]` holds lines that each end with a newline (a last line without one
@@ -260,6 +293,9 @@ def iter_line_runs(
     caller reads `buf` before it asks for the next run
     (it is then reused) and keeps no memoryview of it across runs; it may change bytes inside
     the run meanwhile, as long as it puts them back.
+
+    Bounded (#37): the file is read up to the size it had when opened, and past `deadline`
+    (time.monotonic(), checked at every read) the runs end, `stats.stopped` saying where.
     """
     stats = stats if stats is not None else ReadStats()
     max_line = MAX_LINE_BYTES if max_line is None else max_line
@@ -271,12 +307,17 @@ def iter_line_runs(
     eof = False
     try:
         with os.fdopen(open_regular(path), "rb", buffering=0) as fh:
+            left = os.fstat(fh.fileno()).st_size  # a file growing meanwhile: read what was there
             while True:
+                if deadline is not None and time.monotonic() > deadline:
+                    stats.stopped = f"stopped at line {base + number} (time budget)"
+                    return
                 if not eof:
                     with memoryview(buf) as view:
-                        got = fh.readinto(view[filled:])
+                        got = fh.readinto(view[filled : filled + min(len(buf) - filled, left)])
                     eof = not got
                     filled += got or 0
+                    left -= got or 0
                 if eof and filled and buf[filled - 1] != 0x0A:
                     # a last line without its newline (a session still writing): close it
                     if filled == len(buf):
@@ -354,25 +395,43 @@ def iter_light_records(
     stats: ReadStats | None = None,
     skip_types: frozenset[str] = frozenset(),
     max_line: int | None = None,
+    *,
+    deadline: float | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Like `iter_records`, but skips records whose top-level `type` is in `skip_types` and
     returns user records without `toolUseResult` (and any keys after it).
 
     The file is read into a reused buffer (`iter_line_runs`) and each line decoded where it
     lies (no copy per line, no new buffer per file). Long lines get cheap checks first; a
-    record whose type they cannot tell is decoded in full and then skipped.
+    record whose type they cannot tell is decoded in full and then skipped; a line that
+    starts with what no JSON object starts with is not decoded at all. Past `deadline`
+    (checked every `_CHECK_LINES` lines and at every read, #37) it stops, `stats.stopped`
+    saying where and `stats.lines` at the last line read.
     """
     stats = stats if stats is not None else ReadStats()
     loads = fast_loads()
     progress = "progress" in skip_types  # the most common record, skipped on short lines too
-    for buf, pos, end, number in iter_line_runs(path, stats, max_line, counted=True):
+    check, until = (0, deadline) if deadline is not None else (float("inf"), 0.0)
+    runs = iter_line_runs(path, stats, max_line, counted=True, deadline=deadline)
+    for buf, pos, end, number in runs:
         number -= 1
         with memoryview(buf) as view:  # released before the next run reuses buf
             while (nl := buf.find(b"\n", pos, end)) >= 0:  # the hot loop: each line
                 number += 1
+                if number >= check:  # lines, not records: a file of junk has none (#37)
+                    if time.monotonic() > until:
+                        stats.lines = number - 1
+                        stats.stopped = f"stopped at line {number - 1} (time budget)"
+                        return
+                    check = number + _CHECK_LINES
                 start, pos = pos, nl + 1
-                if buf[start] != 0x7B and buf[start:pos].isspace():  # 0x7B: "{"
-                    continue
+                first = buf[start]
+                if first != 0x7B:  # 0x7B: "{"
+                    if buf[start:pos].isspace():
+                        continue
+                    if first < 0x80 and first not in _WHITESPACE:  # no object starts so
+                        _count(stats, number, None)
+                        continue
                 if nl - start > _SHORT:
                     record = _long_line(buf, view, start, nl, loads, skip_types)
                     if record is _SKIPPED:

@@ -72,3 +72,9 @@ def test_a_manual_compact_that_echoed_the_block_needs_no_reminder(tmp_path: Path
     # no echo past the offset (an auto-compaction): the line is handed over
     pending.put("s1", env, {**data, "offset": transcript.stat().st_size, "marker": "HEADER"}, 1.0)
     assert pending.deliver("s1", env, "UserPromptSubmit") == "L"
+
+
+def test_a_fifo_named_as_the_transcript_is_no_echo_and_never_blocks(tmp_path: Path) -> None:
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)  # opened to read, it would wait for a writer (#37)
+    assert pending.echoed(str(fifo), 0, "HEADER") is False

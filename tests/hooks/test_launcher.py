@@ -126,3 +126,18 @@ def test_a_venv_of_this_abi_runs_cold_events_in_the_launchers_process(
         log = (git_project / ".ccstate" / "logs" / "hooks.log").read_text()
         assert "plugin venv interpreter " in log  # it tried the venv's interpreter: broken
         (git_project / ".ccstate" / "logs" / "hooks.log").unlink()
+
+
+@pytest.mark.parametrize(("event", "budget"), [("PreCompact", "17.0"), ("SessionStart", "7.0")])
+def test_the_venvs_interpreter_is_told_the_budget_it_is_killed_after(
+    tmp_path: Path, git_project: Path, event: str, budget: str
+) -> None:
+    """#37: the launcher kills its venv's interpreter after 20 s (SessionStart: 10 s), before
+    Claude Code's 30 s: the hook's own budget (hooks/budget.py) must end before that."""
+    seen = tmp_path / "budget.txt"
+    root, env = _plugin(tmp_path, f'#!/bin/sh\necho "$CCSTATE_HOOK_BUDGET_S" > {seen}\nexit 1\n')
+    fields = {"trigger": "auto"} if event == "PreCompact" else {"source": "compact"}
+    argv = [sys.executable, str(root / "hooks" / "run.py"), event]
+    payload = make_payload(event, git_project, **fields)
+    assert run_hook(event, payload, cwd=git_project, env=env, argv=argv)[0] == 0
+    assert seen.read_text().strip() == budget

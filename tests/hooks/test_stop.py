@@ -85,7 +85,7 @@ def test_session_end_counts_too(git_project: Path) -> None:
 def _count_in_process(project: Path, main: Path) -> dict[str, object]:
     inp = HookInput("Stop", SESSION, str(project), transcript_path=str(main))
     env = HookEnv(str(project), str(project / ".ccstate"), Config(), now=0.0)
-    return count_kept(inp, env)
+    return count_kept(inp, env, "Stop")
 
 
 def _fed_in_chunks(tmp_path: Path, data: bytes, cuts: int) -> list[object]:

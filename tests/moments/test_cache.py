@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ccstate.moments import cache
+from helpers import MODERN, PUBLIC, corpus_absent
 
 NOW = 1_796_177_700.0
 
@@ -166,6 +169,64 @@ def test_first_prompt_tokens(tmp_path: Path) -> None:
     )
     assert cache.first_prompt_tokens(str(path)) == 14_010
     assert cache.first_prompt_tokens(str(tmp_path / "nope")) is None
+
+
+def test_a_fifo_named_as_the_transcript_never_blocks(tmp_path: Path) -> None:
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)  # opened to read, it would wait for a writer (#37)
+    assert cache.last_response(str(fifo)) is None
+    assert cache.first_prompt_tokens(str(fifo)) is None
+    assert cache.view({"transcript_path": str(fifo)}, NOW, {}).state == "unknown"
+
+
+def test_a_first_line_longer_than_the_limit_is_never_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with path.open("w") as fh:  # a 48 MB line, then the first response
+        fh.write('{"type":"user","message":{"content":"' + "x" * (48 << 20) + '"}}\n')
+        fh.write(_assistant(_iso(NOW), USAGE_5M) + "\n")
+    tracemalloc.start()
+    try:
+        assert cache.first_prompt_tokens(str(path)) is None  # past the first 4 MB
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * cache.TAIL_MAX
+
+
+def _every_line_first(path: Path, limit: int) -> int | None:
+    """first_prompt_tokens as it read before #37: each line (whole), up to `limit` bytes."""
+    with path.open("rb") as fh:
+        for line in fh:
+            if fh.tell() > limit:
+                return None
+            found = cache._response(line)
+            if found is not None:
+                keys = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+                return sum(found[1].get(k) or 0 for k in keys)
+    return None
+
+
+def _every_line_last(data: bytes, partial_first: bool) -> tuple | None:
+    lines = data.split(b"\n")[1 if partial_first else 0 :]
+    return next((f for f in map(cache._response, reversed(lines)) if f is not None), None)
+
+
+@pytest.mark.parametrize("corpus", [PUBLIC, MODERN])
+def test_only_lines_holding_usage_are_read_and_nothing_else_changes(corpus: Path) -> None:
+    """The readers look only at lines holding `"usage"` (#37: junk costs a search, not a look
+    at each line); on every transcript of the corpora, cut anywhere, they find what a look at
+    every line finds."""
+    files = sorted(corpus.glob("*.jsonl"))
+    if not files:
+        pytest.skip(corpus_absent(corpus))
+    for path in files:
+        data = path.read_bytes()
+        for cut in range(0, len(data), max(1, len(data) // 13)):
+            for first in (False, True):
+                piece = data[cut : cut + 300_000]
+                assert cache._last_in(piece, partial_first=first) == _every_line_last(piece, first)
+        for limit in (1000, 60_000, 300_000, cache.TAIL_MAX):
+            assert cache.first_prompt_tokens(str(path), limit) == _every_line_first(path, limit)
 
 
 @given(st.datetimes(min_value=dt.datetime(1971, 1, 1), max_value=dt.datetime(2200, 1, 1)))

@@ -347,3 +347,14 @@ def test_secrets_in_a_failed_commands_key_never_reach_the_stored_state(tmp_path:
     build(state, [write_jsonl(tmp_path / "s.jsonl", records)])
     blob = b"".join(p.read_bytes() for p in index.folder(state).iterdir())
     assert azure[:20].encode() not in blob and SECRET[:16].encode() not in blob
+
+
+def test_a_fifo_among_the_sources_is_passed_over_without_blocking(tmp_path: Path) -> None:
+    """#37: a FIFO named like a transcript (a catch-up finds every `*.jsonl`) is never opened:
+    reading one waits for a writer that never comes."""
+    good = write_jsonl(tmp_path / "a.jsonl", session_records("a"))
+    fifo = tmp_path / "b.jsonl"
+    os.mkfifo(fifo)
+    report = build(tmp_path / "state", [fifo, good])
+    assert (report.read, report.unchanged) == (1, 1)
+    assert count(tmp_path / "state") == 5

@@ -21,13 +21,19 @@ def test_a_hook_hands_its_deadline_to_the_embedding(tmp_path: Path, monkeypatch)
     monkeypatch.setattr(
         update, "_vectors", lambda con, p, c, deadline=None: seen.append(deadline) or ""
     )
-    started = time.time()
-    before = time.monotonic()
-    detail = update.update_for_hook(
-        project, state, config, str(transcript), started=started, timeout=30.0
-    )
+    deadline = time.monotonic() + 25.0
+    detail = update.update_for_hook(project, state, config, str(transcript), deadline=deadline)
     assert "moments from" in str(detail["recall"]), detail
-    (deadline,) = seen
-    assert deadline is not None
-    left = 30.0 - update.HOOK_MARGIN
-    assert before + left - 1.0 <= deadline <= time.monotonic() + left
+    assert seen == [deadline]
+
+
+def test_a_hook_with_no_time_left_skips_the_index(tmp_path: Path) -> None:
+    project, state = tmp_path / "project", tmp_path / "state"
+    project.mkdir()
+    transcript = write_jsonl(tmp_path / "s1.jsonl", [prompt_record("retry the webhook", "s1")])
+    deadline = time.monotonic() + update.MIN_SECONDS / 2
+    detail = update.update_for_hook(
+        project, state, Config(defaults()), str(transcript), deadline=deadline
+    )
+    assert detail == {"recall": update.NO_TIME}
+    assert not state.exists()

@@ -5,12 +5,14 @@ every point a live transcript can be cut."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 from ccstate import transcript
-from ccstate.report import applied
+from ccstate.report import applied, usage
 from helpers import MODERN, PUBLIC, corpus_absent
 
 CORPUS = sorted(MODERN.glob("*.jsonl")) + sorted(PUBLIC.glob("*.jsonl"))
@@ -86,7 +88,7 @@ def test_subagent_files_are_summed_like_the_reports_session(tmp_path: Path) -> N
     files = [str(p) for p in [main, *transcript.subagent_transcripts(main)]]
     found = applied.session_kept(files)
     chars = sum(
-        applied.scan_file(Path(p)).composition.saved_chars for p in (main, agent)
+        usage.scan_file(Path(p)).composition.saved_chars for p in (main, agent)
     )  # what report/summary.py merges for a session
     assert found.saved_chars == chars and found.tokens == applied.est_tokens(chars)
     assert set(found.covered) == {str(main), str(agent)}
@@ -110,3 +112,26 @@ def test_real_transcripts_give_the_reports_figure_at_each_cut(path: Path, tmp_pa
         expected = applied.kept_out_as_applied(complete, path.name)
         assert (found.tokens, found.replacements) == (expected.tokens, expected.replacements)
     assert applied.kept_out_as_applied(records, path.name).tokens == found.tokens
+
+
+def test_a_deadline_stops_the_scan_on_lines_that_hold_no_record(tmp_path: Path) -> None:
+    """#37: on a file of malformed lines (none a record) the deadline still fires; a stopped
+    scan says where and covers nothing, so the Stop hook saves no partial figure."""
+    junk = tmp_path / "junk.jsonl"
+    junk.write_bytes(b"{\n" * 2_000_000)
+    main = write(tmp_path / "s.jsonl", session_records())
+    started = time.monotonic()
+    spent = applied.session_kept([str(junk), str(main)], deadline=started + 0.05)
+    assert time.monotonic() - started < 1.0  # all of it: about 4 s
+    assert spent.stopped.startswith("junk.jsonl: stopped at line ") and spent.covered == {}
+    assert int(spent.stopped.split()[4]) > 0
+    found = applied.session_kept([str(main)], deadline=float("inf"))
+    assert found.stopped == "" and found.covered == {str(main): main.stat().st_size}
+
+
+def test_a_fifo_among_the_files_is_left_out_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "agent-1.jsonl"
+    os.mkfifo(fifo)  # opened to read, it would wait for a writer forever
+    main = write(tmp_path / "s.jsonl", session_records())
+    found = applied.session_kept([str(main), str(fifo)])
+    assert list(found.covered) == [str(main)] and found.tokens > 0

@@ -98,11 +98,15 @@ def echoed(transcript: str, offset: int, marker: str, limit: int = 4 << 20) -> b
     `<local-command-stdout>`, which the model reads from the next turn on (both pinned
     versions). True when the transcript holds such a record with `marker` past `offset`."""
     try:
-        with open(transcript, "rb") as fh:
-            fh.seek(max(0, offset))
-            data = fh.read(limit)
+        fd = store.open_regular(transcript)  # a FIFO never blocks (#37)
     except OSError:
         return False
+    try:
+        data = os.pread(fd, limit, max(0, offset))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
     needle = marker.encode("utf-8")
     for line in data.split(b"\n"):
         if needle in line and b"local-command-stdout" in line:

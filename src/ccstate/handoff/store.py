@@ -29,7 +29,8 @@ from ccstate.handoff import passed as handoff_passed
 from ccstate.handoff.scan import Scan, iter_numbered
 from ccstate.transcript import Deadline
 
-SCAN_SECONDS = 20.0  # SessionEnd has 30 s (wiring.HOOK_SPECS); leave room for git and writing
+SCAN_SECONDS = 20.0  # the CLI's; a hook's scan ends at its share of the hook's budget (#37)
+SCAN_STOPPED = "transcript scan"  # how the note of a scan its deadline stopped starts
 MAX_NOTES = 10
 MAX_STARTS = 200
 EMPTY_NOTE = (
@@ -47,6 +48,7 @@ class WriteResult:
     text: str
     facts: dict[str, Any] = dataclasses.field(default_factory=dict)  # handoff/facts.py
     adds: tuple[str, ...] = ()  # what the file holds beyond the capsule's lines (gist.py)
+    stopped: str = ""  # where the transcript scan stopped at its deadline ("" = it did not)
 
 
 def scan_transcript(path: Path | None, deadline: float | None = None) -> tuple[Scan, str]:
@@ -58,7 +60,7 @@ def scan_transcript(path: Path | None, deadline: float | None = None) -> tuple[S
         for line, record in iter_numbered(path, deadline):
             scan.feed(line, record)
     except Deadline as exc:
-        return scan, f"transcript scan {exc}"
+        return scan, f"{SCAN_STOPPED} {exc}"
     except OSError as exc:  # e.g. a FIFO or a device where the transcript should be
         return scan, f"transcript not read: {exc.strerror or exc}"
     return scan, ""
@@ -132,7 +134,8 @@ def write_handoff(
         handoff_passed.record(state, snap.branch, found)  # before the index: its summary reads it
     result = persist(state, config, doc, redactor, skip_trivial=event == "SessionEnd")
     facts = handoff_facts.steer_facts(scan, snap, notes, redactor, roots)
-    return dataclasses.replace(result, facts=facts)
+    stopped = scan_note if scan_note.startswith(SCAN_STOPPED) else ""
+    return dataclasses.replace(result, facts=facts, stopped=stopped)
 
 
 def write_for_hook(
@@ -144,9 +147,12 @@ def write_for_hook(
     *,
     event: str,
     now: float,
+    scan_deadline: float,
     compactions: Sequence[tuple[str, str]] = (),
 ) -> tuple[dict[str, object], WriteResult]:
-    """The hooks' entry: write; the outcome for the heartbeat (no free text), and the result."""
+    """The hooks' entry: write, the transcript scanned until `scan_deadline` (time.monotonic(),
+    the hook's share for the handoff); the outcome for the heartbeat (no free text), and the
+    result."""
     started = time.monotonic()
     transcript = Path(transcript_path) if transcript_path else None
     result = write_handoff(
@@ -157,6 +163,7 @@ def write_for_hook(
         event=event,
         now=now,
         session_id=session_id,
+        scan_seconds=max(0.0, scan_deadline - started),
         compactions=compactions,
     )
     if result.path is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -17,10 +19,12 @@ class HookEnv:
     (PreToolUse, PostToolUse) must use those with os.path, because importing pathlib
     costs them a fifth of their time budget. Cold handlers may use the Path properties
     (`project_dir`, `state_dir`, `plugin_root`, `plugin_data`), which import pathlib.
-    A plain `__slots__` class, not a dataclass, for the same reason.
+    A plain `__slots__` class, not a dataclass, for the same reason. `begun` is when the hook
+    started (time.monotonic()): its budget counts from there (hooks/budget.py).
     """
 
     __slots__ = (
+        "begun",
         "config",
         "environ",
         "now",
@@ -39,7 +43,9 @@ class HookEnv:
         plugin_root: str | None = None,
         plugin_data: str | None = None,
         environ: Mapping[str, str] | None = None,
+        begun: float | None = None,
     ) -> None:
+        self.begun = time.monotonic() if begun is None else begun
         self.project = project
         self.state = state
         self.config = config

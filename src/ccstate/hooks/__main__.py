@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -> None:
-    started = time.time()
+    started, begun = time.time(), time.monotonic()
     project = state = ""  # known once the payload is parsed; _fail guesses them before that
     text = ""
     try:
@@ -60,7 +60,7 @@ def run(event: str, stdin: TextIO, stdout: TextIO, environ: Mapping[str, str]) -
         state = paths.state_dir_str(project, environ)
         if paths.is_filesystem_root(project):
             return  # no project: nothing to remember, nowhere to write (#12)
-        env = _make_env(project, state, started, environ)
+        env = _make_env(project, state, started, environ, begun)
         name = HANDLERS[event]
         __import__(name)  # importlib.import_module, without importing importlib
         result = sys.modules[name].handle(inp, env)
@@ -132,7 +132,9 @@ def note(event: str, text: str, environ: Mapping[str, str], line: str) -> None:
         return
 
 
-def _make_env(project: str, state: str, now: float, environ: Mapping[str, str]) -> HookEnv:
+def _make_env(
+    project: str, state: str, now: float, environ: Mapping[str, str], begun: float
+) -> HookEnv:
     store.ensure_state_dir(state)
     cfg = config.env_overrides(config.load_for_hook(project, state), environ)
     max_bytes = int(cfg.get("log.max_bytes"))
@@ -146,6 +148,7 @@ def _make_env(project: str, state: str, now: float, environ: Mapping[str, str]) 
         plugin_root=environ.get("CLAUDE_PLUGIN_ROOT") or None,
         plugin_data=environ.get("CLAUDE_PLUGIN_DATA") or None,
         environ=dict(environ),
+        begun=begun,
     )
 
 

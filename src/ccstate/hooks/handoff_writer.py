@@ -21,13 +21,15 @@ def write_handoff_facts(
     """(heartbeat detail, what a compaction must keep (handoff/facts.py), the handoff file as
     the model is shown it: relative to the project when inside it; "" when none was written,
     or when it holds nothing the capsule does not say (#42: no pointer to keep then).
-    The session's compaction records go into the handoff (#26)."""
+    The session's compaction records go into the handoff (#26). The transcript is scanned
+    until the hook's deadline for the handoff (#37); where it stopped goes to hooks.log."""
     if not env.config.get("handoff.enabled"):
         return {"handoff": "disabled"}, {}, ""
     import os
 
     from ccstate.compaction import store as compaction_store
     from ccstate.handoff import store as handoff_store
+    from ccstate.hooks import budget
 
     detail, result = handoff_store.write_for_hook(
         env.project_dir,
@@ -37,8 +39,18 @@ def write_handoff_facts(
         inp.transcript_path,
         event=event,
         now=env.now,
+        scan_deadline=budget.deadline(env, event, "handoff"),
         compactions=compaction_store.handoff_entries(env.state, inp.session_id),
     )
+    if result.stopped:
+        name = os.path.basename(inp.transcript_path)
+        budget.note_stopped(
+            env,
+            event,
+            f"handoff {result.stopped} of {name}: it covers the lines before; "
+            "the next PreCompact or SessionEnd scans the transcript again",
+        )
+        detail["handoff_scan"] = result.stopped
     shown = ""
     if result.path is not None and result.adds:
         rel = os.path.relpath(result.path, env.project)

@@ -9,16 +9,22 @@ if TYPE_CHECKING:
 
 
 def update_recall(inp: HookInput, env: HookEnv, event: str) -> dict[str, object]:
-    """Index the session at hand within what is left of the hook's budget; heartbeat detail."""
-    from ccstate import wiring
+    """Index the session at hand by the hook's deadline for recall; heartbeat detail. A source
+    the deadline cut short is read on from where it stopped next time, and hooks.log says so."""
+    from ccstate.hooks import budget
     from ccstate.recall import update
 
-    timeout = next(t for e, _m, t in wiring.HOOK_SPECS if e == event)
-    return update.update_for_hook(
+    detail = update.update_for_hook(
         env.project_dir,
         env.state_dir,
         env.config,
         inp.transcript_path,
-        started=env.now,
-        timeout=float(timeout),
+        deadline=budget.deadline(env, event, "recall"),
     )
+    stopped = detail.get("recall_stopped")
+    if isinstance(stopped, list) and stopped:
+        shown = "; ".join(str(s) for s in stopped[:3])
+        budget.note_stopped(env, event, f"recall index left for the next run: {shown}")
+    elif detail.get("recall") == update.NO_TIME:
+        budget.note_stopped(env, event, "recall index left for the next run: no time left")
+    return detail

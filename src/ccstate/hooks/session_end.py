@@ -38,6 +38,6 @@ def _kept(inp: HookInput, env: HookEnv) -> dict[str, object]:
     """The status line's kept-out counter, last (the handoff matters more); a failure here
     costs only the counter."""
     try:
-        return count_kept(inp, env)
+        return count_kept(inp, env, "SessionEnd")
     except Exception as exc:  # logged in the heartbeat's detail, never raised
         return {"kept": f"failed: {type(exc).__name__}: {exc}"}

@@ -16,13 +16,14 @@ from ccstate.hooks import HookEnv
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
-    return HookResult.noop(**count_kept(inp, env))
+    return HookResult.noop(**count_kept(inp, env, "Stop"))
 
 
-def count_kept(inp: HookInput, env: HookEnv) -> dict[str, object]:
+def count_kept(inp: HookInput, env: HookEnv, event: str) -> dict[str, object]:
     """Bring the session's counter up to date (also at SessionEnd: a headless `claude -p`
     exits before an async Stop hook is done, and Claude Code cancels it); what was done, for
-    the heartbeat."""
+    the heartbeat. A scan the hook's deadline stops saves nothing (the counter keeps its last
+    whole figure) and says so in hooks.log; the next run scans again (#37)."""
     if not env.config.get("moments.statusline.enabled"):
         return {"kept": "disabled"}
     main = inp.transcript_path
@@ -39,9 +40,15 @@ def count_kept(inp: HookInput, env: HookEnv) -> dict[str, object]:
     if moved is not None and before is not None:  # nothing new of ccstate's: no scan
         kept.save(env.state, inp.session_id, main, before, moved, env.now)
         return {"kept": before[0], "scan": "none: no ccstate mark since"}
+    from ccstate.hooks import budget
     from ccstate.report.applied import session_kept
 
-    found = session_kept(kept.session_files(main))
+    found = session_kept(kept.session_files(main), budget.deadline(env, event, "kept"))
+    if found.stopped:
+        budget.note_stopped(
+            env, event, f"kept-out count {found.stopped}: not saved; the next Stop counts again"
+        )
+        return {"kept": f"stopped: {found.stopped}"}
     if not found.covered:
         return {"kept": "transcript not readable"}
     figure = (found.tokens, found.saved_chars, found.replacements)

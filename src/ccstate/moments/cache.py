@@ -14,7 +14,7 @@ from ccstate import fastjson
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
+    from typing import Any, BinaryIO
 
 TTL_SECONDS = {"5m": 300, "1h": 3600}
 # Claude Code's miss causes (`prompt_cache.last_miss_cause.causes`, a closed set in 2.1.328),
@@ -31,6 +31,7 @@ CAUSES = {
 }
 TAIL_START = 64 << 10  # bytes of a transcript's end read first; quadrupled while needed
 TAIL_MAX = 4 << 20
+_USAGE = b'"usage"'  # every line a response can be in holds it
 
 
 class CacheView:
@@ -162,7 +163,7 @@ def last_response(path: str) -> tuple[float, dict[str, Any], str] | None:
     """(time, usage, model) of the last main-thread API response in a transcript, read from
     its end (at most TAIL_MAX bytes); None when there is none or the file cannot be read."""
     try:
-        with open(path, "rb") as fh:
+        with _open(path) as fh:
             size = fh.seek(0, 2)
             window = TAIL_START
             while True:
@@ -177,39 +178,65 @@ def last_response(path: str) -> tuple[float, dict[str, Any], str] | None:
 
 
 def _last_in(data: bytes, *, partial_first: bool) -> tuple[float, dict[str, Any], str] | None:
-    lines = data.split(b"\n")
-    if partial_first:
-        lines = lines[1:]
-    for line in reversed(lines):
-        found = _response(line)
+    """The last response among the lines of `data` (the first one left out when it may be
+    cut); only the lines holding `"usage"` are looked at, from the end (#37: a tail of junk
+    lines costs one search, not a look at each)."""
+    first = data.find(b"\n") + 1 if partial_first else 0
+    if partial_first and first == 0:
+        return None
+    end = len(data)
+    while (at := data.rfind(_USAGE, first, end)) >= 0:
+        start = data.rfind(b"\n", first, at) + 1 or first
+        stop = data.find(b"\n", at, end)
+        found = _response(data[start : end if stop < 0 else stop])
         if found is not None:
             return found
+        end = start
     return None
 
 
 def first_prompt_tokens(path: str, limit: int = TAIL_MAX) -> int | None:
     """Prompt tokens (input + cache read + cache write) of the transcript's first main-thread
     response: what the conversation's fixed part (system prompt, tools, instructions, the first
-    prompt) weighs; None when the first `limit` bytes hold none."""
+    prompt) weighs; None when the first `limit` bytes hold none. Reads at most `limit` bytes
+    (a longer line is never held whole, #37), a regular file only."""
     try:
-        with open(path, "rb") as fh:
-            for line in fh:
-                if fh.tell() > limit:
-                    return None
-                found = _response(line)
-                if found is not None:
-                    usage = found[1]
-                    return sum(
-                        _int(usage.get(k)) or 0
-                        for k in (
-                            "input_tokens",
-                            "cache_read_input_tokens",
-                            "cache_creation_input_tokens",
-                        )
-                    )
+        with _open(path) as fh:
+            found = _first_response(fh, limit)
     except OSError:
         return None
+    if found is None:
+        return None
+    keys = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    return sum(_int(found[1].get(k)) or 0 for k in keys)
+
+
+def _first_response(fh: BinaryIO, limit: int) -> tuple[float, dict[str, Any], str] | None:
+    """The first main-thread response among the lines of `fh`'s first `limit` bytes; only the
+    lines holding `"usage"` are looked at."""
+    data, pos = bytearray(), 0
+    while len(data) < limit:
+        chunk = fh.read(min(TAIL_START, limit - len(data)))
+        if not chunk:  # the end: its last line too, newline or not
+            return _response(bytes(data[pos:])) if pos < len(data) else None
+        data += chunk
+        while (at := data.find(_USAGE, pos)) >= 0 and (nl := data.find(b"\n", at)) >= 0:
+            found = _response(bytes(data[data.rfind(b"\n", pos, at) + 1 or pos : nl + 1]))
+            if found is not None:
+                return found
+            pos = nl + 1
+        pos = max(pos, data.rfind(b"\n", pos) + 1)  # lines without it: passed
     return None
+
+
+def _open(path: str) -> BinaryIO:
+    """`path` opened to read when it is a regular file; OSError otherwise (a FIFO never blocks,
+    #37). `store` is loaded already where this runs (the status line's config, SessionStart)."""
+    import os
+
+    from ccstate import store
+
+    return os.fdopen(store.open_regular(path), "rb")
 
 
 def _response(line: bytes) -> tuple[float, dict[str, Any], str] | None:

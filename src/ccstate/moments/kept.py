@@ -21,6 +21,7 @@ from ccstate import fastjson
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import BinaryIO
 
 VERSION = 1
 MARK = b"[ccstate"  # how everything ccstate puts into a context starts (notices, notes, digests)
@@ -162,7 +163,7 @@ def _clean_end(path: str, start: int) -> int | None:
     """Where the last complete line after `start` ends, when none of those lines holds the
     mark; None when one does, the file shrank, or there is too much to look at."""
     try:
-        with open(path, "rb") as fh:
+        with _open_regular(path) as fh:
             size = os.fstat(fh.fileno()).st_size
             if size < start or size - start > MAX_TAIL:
                 return None
@@ -185,7 +186,7 @@ def _behind(main: str, files: Mapping[str, object]) -> bool:
 
 def _mark_after(path: str, start: int) -> bool:
     try:
-        with open(path, "rb") as fh:
+        with _open_regular(path) as fh:
             size = os.fstat(fh.fileno()).st_size
             if size == start:
                 return False
@@ -195,6 +196,14 @@ def _mark_after(path: str, start: int) -> bool:
             return MARK in fh.read()
     except OSError:
         return False
+
+
+def _open_regular(path: str) -> BinaryIO:
+    """`path` opened to read when it is a regular file; OSError otherwise (a FIFO never blocks,
+    #37). `store` is loaded already where this runs (the status line's config, the hooks)."""
+    from ccstate import store
+
+    return os.fdopen(store.open_regular(path), "rb")
 
 
 def session_files(main: str) -> list[str]:

@@ -16,6 +16,7 @@ import functools
 import json
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -300,6 +301,8 @@ def _plan(con: sqlite3.Connection, src: Source, full: bool) -> Job | None:
         st = src.path.stat()
     except OSError:
         return None  # gone: its moments stay
+    if not stat.S_ISREG(st.st_mode):
+        return None  # a FIFO or a device named like a source is never read (#37)
     row = con.execute(
         "SELECT size, mtime_ns, head, offset, line, state FROM sources WHERE path = ?",
         (str(src.path),),
@@ -322,7 +325,7 @@ def _head(path: Path) -> str:
     """The source's stamp beside its size and time: the extractor's version and a digest of
     its first bytes (a transcript whose first bytes changed was rewritten)."""
     try:
-        with path.open("rb") as fh:
+        with os.fdopen(store.open_regular(path), "rb") as fh:  # a FIFO never blocks (#37)
             return _EXTRACTED + store.sha256_hex(fh.read(HEAD_BYTES))[:16]
     except OSError:
         return ""

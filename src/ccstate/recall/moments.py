@@ -132,7 +132,7 @@ class TranscriptMoments:
             "last_text": self.last_text,
         }
 
-    def skip_line(self, raw: bytes) -> bool:
+    def skip_line(self, raw: bytes | bytearray) -> bool:
         """True for a record that cannot yield a moment, seen without decoding it: the call
         of a quiet tool, or a result no pending call waits for (quiet tools never wait).
         Records written otherwise than Claude Code's compact JSON are decoded."""

@@ -6,6 +6,8 @@ its newline (the session is still writing it) is left for the next run. Bounds: 
 longer than `max_line_bytes` is skipped (counted), and reading stops at `deadline` at a
 line boundary, so a hook stays inside its budget and the next run carries on.
 
+Regular files only, read up to the size they had when opened (#37).
+
 Decoding follows `transcript.iter_light_records`: records whose top-level type is cheap to
 see and not wanted (progress, snapshots, system notices) are skipped undecoded, a long user
 record is cut before `toolUseResult` (a second copy of the tool output), orjson decodes.
@@ -14,6 +16,7 @@ record is cut before `toolUseResult` (a second copy of the tool output), orjson 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,12 +27,13 @@ from ccstate import transcript
 WANTED = frozenset({"user", "assistant"})
 # with the records of newer types that can hold a moment (2.1.x: `facts.record_moment`)
 WANTED_ALL = WANTED | {"attachment", "system"}
-MAX_LINE_BYTES = 32 << 20  # a record longer than this is skipped, not read into memory
+MAX_LINE_BYTES = transcript.MAX_LINE_BYTES  # a longer record is skipped, never held whole
 _CHUNK = 4 << 20  # bytes read at a time
 _TOOL_USE_RESULT = b',"toolUseResult"'
 _SHORT = 4096
 _THINKING = b'"content":[{"type":"thinking"'
 _PREFIX = 4096
+_WHITESPACE = b" \t\r\n"
 
 
 class Cursor:
@@ -50,68 +54,91 @@ def iter_records(
     *,
     max_line_bytes: int = MAX_LINE_BYTES,
     deadline: float | None = None,
-    skip: Callable[[bytes], bool] | None = None,
+    skip: Callable[[bytes | bytearray], bool] | None = None,
     wanted: frozenset[str] = WANTED,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each record of a `wanted` type after `cursor`, advancing it.
 
     `skip(line)` may decline a line before it is decoded (lines of other types are declined
-    before it is asked).
+    before it is asked). Bounded (#37): a regular file only (OSError otherwise: a FIFO never
+    blocks), read up to the size it had when opened, the deadline checked on lines and on
+    bytes read (a file of junk lines has no records, an over-long line no lines).
     """
     loads = transcript.fast_loads()
-    with path.open("rb") as fh:
+    with os.fdopen(transcript.open_regular(path), "rb", buffering=0) as fh:
+        size = os.fstat(fh.fileno()).st_size
         fh.seek(cursor.offset)
         count = 0
-        for raw, size in _lines(fh, max_line_bytes):
-            count += 1
-            if deadline is not None and count % 256 == 0 and time.monotonic() > deadline:
-                cursor.stopped = f"time budget reached at line {cursor.line}"
-                return  # before taking the line: the next run starts with it
-            cursor.line += 1
-            cursor.offset += size
-            if raw is None:
-                cursor.oversize += 1
-                continue
-            kind = transcript.top_level_type(raw)  # progress, system notices, snapshots
-            if kind is not None and kind not in wanted:
-                continue  # undecoded
-            if skip is not None and skip(raw):
-                continue
-            record = _decode(raw, kind, loads, wanted)
-            if record is not None:
-                yield cursor.line, record
+        try:
+            for raw, length in _lines(fh, max_line_bytes, size - cursor.offset, deadline):
+                count += 1
+                if deadline is not None and count % 256 == 0 and time.monotonic() > deadline:
+                    raise transcript.Deadline  # before taking the line: the next run starts there
+                cursor.line += 1
+                cursor.offset += length
+                if raw is None:
+                    cursor.oversize += 1
+                    continue
+                if raw[0] != 0x7B and raw[0] < 0x80 and raw[0] not in _WHITESPACE:
+                    continue  # no JSON object starts so ("{": 0x7B): not decoded
+                kind = transcript.top_level_type(raw)  # progress, system notices, snapshots
+                if kind is not None and kind not in wanted:
+                    continue  # undecoded
+                if skip is not None and skip(raw):
+                    continue
+                record = _decode(raw, kind, loads, wanted)
+                if record is not None:
+                    yield cursor.line, record
+        except transcript.Deadline:
+            cursor.stopped = f"time budget reached at line {cursor.line}"
 
 
-def _lines(fh: Any, limit: int) -> Iterator[tuple[bytes | None, int]]:
-    """(line, its size in bytes) for each complete line; (None, size) for one longer than
-    `limit` (never held whole). A last line without its newline is not returned."""
-    rest = b""
+def _lines(
+    fh: Any, limit: int, left: int, deadline: float | None
+) -> Iterator[tuple[bytes | bytearray | None, int]]:
+    """(line, its size in bytes) for each complete line in the next `left` bytes; (None, size)
+    for one longer than `limit`, never held whole (memory stays under `limit` plus a chunk).
+    A last line without its newline is not returned. Raises `transcript.Deadline` past
+    `deadline`, checked at every chunk read."""
+    pending = bytearray()  # the start of a line that runs into the next chunk
     skipped = -1  # >= 0: bytes of an oversized line passed so far
-    while True:
-        chunk = fh.read(_CHUNK)
+    while left > 0:
+        if deadline is not None and time.monotonic() > deadline:
+            raise transcript.Deadline
+        chunk = fh.read(min(_CHUNK, left))
         if not chunk:
             return
+        left -= len(chunk)
+        pos = 0
         if skipped >= 0:
             nl = chunk.find(b"\n")
             if nl < 0:
                 skipped += len(chunk)
                 continue
             yield None, skipped + nl + 1
-            skipped, chunk = -1, chunk[nl + 1 :]
-        data = rest + chunk if rest else chunk
-        pos = 0
-        find = data.find
+            skipped, pos = -1, nl + 1
+        find = chunk.find
         while (nl := find(b"\n", pos)) >= 0:
-            size = nl + 1 - pos
-            yield (data[pos : nl + 1] if size <= limit else None), size
+            size = len(pending) + nl + 1 - pos
+            if size > limit:
+                yield None, size
+            elif pending:  # handed over whole, not copied: a long line is held once
+                pending += chunk[pos : nl + 1]
+                yield pending, size
+            else:
+                yield chunk[pos : nl + 1], size
+            if pending:
+                pending = bytearray()
             pos = nl + 1
-        rest = data[pos:]
-        if len(rest) > limit:
-            skipped, rest = len(rest), b""
+        if len(pending) + len(chunk) - pos > limit:
+            skipped = len(pending) + len(chunk) - pos
+            pending.clear()
+        else:
+            pending += chunk[pos:]
 
 
 def _decode(
-    raw: bytes, kind: str | None, loads: Any, wanted: frozenset[str] = WANTED
+    raw: bytes | bytearray, kind: str | None, loads: Any, wanted: frozenset[str] = WANTED
 ) -> dict[str, Any] | None:
     """The record of a line whose top-level type is `kind` (one of `wanted`, or None: unknown
     before decoding), or None when it is not one recall reads."""
@@ -132,7 +159,7 @@ def _decode(
     return None
 
 
-def _loads(raw: bytes, loads: Any) -> Any:
+def _loads(raw: bytes | bytearray, loads: Any) -> Any:
     try:
         return loads(raw)
     except ValueError:

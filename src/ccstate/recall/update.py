@@ -21,8 +21,8 @@ from ccstate.errors import CcstateError
 from ccstate.recall import index, sources
 from ccstate.transcript import subagent_transcripts
 
-HOOK_MARGIN = 5.0  # seconds left for the guard, the heartbeat and the process to exit
-MIN_SECONDS = 1.0  # less than this left: skip (the next update catches up)
+MIN_SECONDS = 0.5  # less than this left: skip (the next update catches up)
+NO_TIME = "skipped: no time left in the hook"
 CATCH_UP_SECONDS = 3.0  # then older transcripts not indexed yet, a slice per hook run
 
 
@@ -79,17 +79,15 @@ def update_for_hook(
     config: Config,
     transcript_path: str,
     *,
-    started: float,
-    timeout: float,
+    deadline: float,
 ) -> dict[str, object]:
-    """The hooks' entry: index the session at hand within the hook's `timeout` (counted from
-    `started`, wall clock); describe the outcome for the heartbeat."""
+    """The hooks' entry: index the session at hand by `deadline` (time.monotonic(): the
+    hook's share for recall, hooks/budget.py); describe the outcome for the heartbeat. What
+    the deadline cut short is read on from where it stopped next time."""
     if not config.get("recall.enabled"):
         return {"recall": "disabled"}
-    left = timeout - HOOK_MARGIN - (time.time() - started)
-    if left < MIN_SECONDS:
-        return {"recall": "skipped: no time left in the hook"}
-    deadline = time.monotonic() + left
+    if deadline - time.monotonic() < MIN_SECONDS:
+        return {"recall": NO_TIME}
     try:
         con = index.connect(state, timeout=2.0)
     except CcstateError as exc:

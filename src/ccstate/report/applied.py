@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ccstate import transcript
 from ccstate.report.composition import Composition
-from ccstate.report.usage import notice_prefixes, scan_file, scan_records
+from ccstate.report.usage import SKIP_TYPES, notice_prefixes, scan_records
 
 CHARS_PER_TOKEN = 4
 
@@ -69,31 +70,47 @@ class SessionKept:
     """A session's applied figure over its files (the main transcript and its subagents'),
     and how far into each file it reaches."""
 
-    __slots__ = ("covered", "replacements", "saved_chars")
+    __slots__ = ("covered", "replacements", "saved_chars", "stopped")
 
-    def __init__(self, saved_chars: int, replacements: int, covered: dict[str, int]) -> None:
+    def __init__(
+        self, saved_chars: int, replacements: int, covered: dict[str, int], stopped: str = ""
+    ) -> None:
         self.saved_chars = saved_chars
         self.replacements = replacements
         self.covered = covered  # file -> bytes counted (through its last complete line)
+        self.stopped = stopped  # where a deadline stopped the scan ("" = it did not)
 
     @property
     def tokens(self) -> int:
         return est_tokens(self.saved_chars)
 
 
-def session_kept(files: Iterable[str]) -> SessionKept:
+def session_kept(files: Iterable[str], deadline: float | None = None) -> SessionKept:
     """Scan a session's files (its main transcript and its subagents') as `ccstate report`
     does: each file on its own, the sums merged (report/summary.py). A file's covered size is
     taken before it is read and cut to its last complete line, so a line written meanwhile
     is counted again next time, never missed; what the scan read beyond it only makes the
-    figure newer. A file that cannot be read is left out."""
+    figure newer. A file that cannot be read (or is no regular file) is left out. Past
+    `deadline` (time.monotonic()) the scan stops and `stopped` says where: the figure is then
+    of part of the session, not to be saved (#37)."""
     chars = replacements = 0
     covered: dict[str, int] = {}
     for name in files:
         size = complete_size(name)
         if size is None:
             continue
-        comp = scan_file(Path(name)).composition
+        stats = transcript.ReadStats()
+        try:
+            records = transcript.iter_light_records(
+                Path(name), stats, SKIP_TYPES, deadline=deadline
+            )
+            path, prefixes = Path(name), notice_prefixes()
+            comp = scan_records(records, path=path, prefixes=prefixes, stats=stats).composition
+        except OSError:  # gone, or replaced by what is no regular file, since `complete_size`
+            continue
+        if stats.stopped:
+            where = f"{os.path.basename(name)}: {stats.stopped}"
+            return SessionKept(chars, replacements, covered, where)
         chars += comp.saved_chars
         replacements += comp.notices + comp.digests + comp.partial_reads
         covered[name] = size
@@ -101,9 +118,10 @@ def session_kept(files: Iterable[str]) -> SessionKept:
 
 
 def complete_size(path: str, tail: int = 1 << 16) -> int | None:
-    """Bytes of `path` through its last newline now (None: not a readable file)."""
+    """Bytes of `path` through its last newline now (None: not a readable regular file; a
+    FIFO never blocks)."""
     try:
-        with open(path, "rb") as fh:
+        with os.fdopen(transcript.open_regular(path), "rb") as fh:
             end = os.fstat(fh.fileno()).st_size
             pos = end
             while pos > 0:
