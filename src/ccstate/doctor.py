@@ -30,6 +30,7 @@ DEPENDENCIES = {
     "orjson": "orjson",
     "detect_secrets": "detect-secrets",
     "ahocorasick_rs": "ahocorasick-rs",
+    "tree_sitter": "tree-sitter",
 }
 MIN_CLAUDE = (2, 1, 121)  # first version that accepts PostToolUse updatedToolOutput
 TESTED = " to ".join(wiring.TESTED_CLAUDE)
