@@ -1,6 +1,6 @@
 """SessionEnd: write the session's handoff and a progress entry, then index the session for
-recall (transcript + git, no LLM), then count what ccstate kept out for the status line
-(hooks/stop.py)."""
+recall (transcript + git, no LLM), start the detached code indexer (#41), then count what
+ccstate kept out for the status line (hooks/stop.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ from ccstate.hooks import HookEnv
 from ccstate.hooks.handoff_writer import write_handoff
 from ccstate.hooks.recall_indexer import update_recall
 from ccstate.hooks.stop import count_kept
+from ccstate.repo import status as repo_status
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     written = write_handoff(inp, env, "SessionEnd")  # first: recall indexes the new handoff
     indexed = update_recall(inp, env, "SessionEnd")
-    return HookResult.noop(**written, **indexed, **_kept(inp, env), reason=inp.reason)
+    code = {"find": repo_status.trigger(env.project, env.state, env.config)}  # detached (#41)
+    return HookResult.noop(**written, **indexed, **code, **_kept(inp, env), reason=inp.reason)
 
 
 def _kept(inp: HookInput, env: HookEnv) -> dict[str, object]:
