@@ -26,6 +26,7 @@ spent on Read, Grep and Glob results before its first edit of a gold file (from 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shutil
@@ -60,7 +61,9 @@ class Tree:
         self.files: dict[str, str] = {}  # path -> blob sha written
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
-        self._git("init", "-q")
+        self._git("init", "-q", "-b", "main")  # the snapshot's objects, borrowed: history too
+        alternates = root / ".git" / "objects" / "info" / "alternates"
+        alternates.write_text(str(mirror / "objects") + "\n")
 
     def _git(self, *args: str) -> None:
         subprocess.run(["git", *args], cwd=self.root, capture_output=True, check=True)
@@ -82,7 +85,8 @@ class Tree:
             del self.files[path]
         todo = [(p, s) for p, s in wanted.items() if self.files.get(p) != s]
         self._write(todo)
-        self._git("add", "-A")
+        self._git("read-tree", commit)  # git's index and HEAD as a checkout of it leaves them
+        self._git("update-ref", "refs/heads/main", commit)
 
     def _write(self, todo: list[tuple[str, str]]) -> None:
         if not todo:
@@ -246,8 +250,14 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=scratch)
     parser.add_argument("--map-tokens", type=int, default=repo_map.DEFAULT_TOKENS)
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument(
+        "--param", action="append", default=[], help="NAME=VALUE: set a repo.search constant"
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every task's rankings here")
     args = parser.parse_args()
+    for item in args.param:  # tuning: e.g. --param NAMED=1.0 --param "WEIGHTS=(3,2,1,1,.5)"
+        name, _, value = item.partition("=")
+        setattr(search, name, ast.literal_eval(value))
     summaries, everything = [], []
     for name in args.set.split(","):
         data = json.loads((REPO / "bench" / f"find_{name}.json").read_text(encoding="utf-8"))

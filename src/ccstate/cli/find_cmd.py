@@ -87,6 +87,7 @@ def _update(root: Path, state: Path, cfg: config.Config, full: bool) -> None:
     )
     if progress.error:
         raise CcstateError(progress.error)
+    status.after_update(root, state, cfg, None)  # a configured model's vectors, the map
     if progress.pending:
         status.spawn(str(root), str(state))
         click.echo(

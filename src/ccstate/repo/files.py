@@ -77,6 +77,38 @@ def tracked(project: Path) -> list[str]:
     return sorted({n for n in names if n})
 
 
+HISTORY = 300  # commits whose changed files make the churn prior
+
+
+def head(project: Path) -> str:
+    """HEAD's commit ('' when there is none yet)."""
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "-q", "--verify", "HEAD"],
+            cwd=project, capture_output=True, text=True, timeout=LS_TIMEOUT, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def churn(project: Path) -> dict[str, int]:
+    """{path: how many of the last HISTORY commits (merges aside) changed it}, paths as
+    `ls-files` gives them (relative to the project, which may be a subfolder)."""
+    cmd = ["git", "log", "--no-merges", "--relative", "--format=", "--name-only", f"-{HISTORY}"]
+    try:
+        proc = subprocess.run(
+            cmd, cwd=project, capture_output=True, timeout=LS_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    counts: dict[str, int] = {}
+    for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines():
+        if line:
+            counts[line] = counts.get(line, 0) + 1
+    return counts
+
+
 def vetted(project: Path, path: str) -> Entry:
     """`path`'s size and mtime, and why it is skipped ("" when it is not), from one lstat.
     Symlinks are never followed (a link loop, a link out of the project)."""

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS files(
     lang TEXT NOT NULL DEFAULT '',
     skip TEXT NOT NULL DEFAULT '',
     note TEXT NOT NULL DEFAULT '',
-    refs TEXT NOT NULL DEFAULT ''
+    refs TEXT NOT NULL DEFAULT '',
+    churn INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS chunks(
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -192,6 +193,15 @@ def _delete_content(con: sqlite3.Connection, file_id: int) -> None:
         )
     con.execute("DELETE FROM chunks WHERE file = ?", (file_id,))
     con.execute("DELETE FROM defs WHERE file = ?", (file_id,))
+
+
+def set_churn(con: sqlite3.Connection, counts: dict[str, int], head: str) -> None:
+    """How many of the last commits touched each file (`files.churn`), as of `head`."""
+    con.execute("UPDATE files SET churn = 0 WHERE churn != 0")
+    con.executemany(
+        "UPDATE files SET churn = ? WHERE path = ?", [(n, p) for p, n in sorted(counts.items())]
+    )
+    set_meta(con, "churn_head", head)
 
 
 def remove(con: sqlite3.Connection, path: str) -> None:

@@ -16,6 +16,7 @@ static vectors.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -36,6 +37,11 @@ RRF_K = 60
 SNIPPET_LINES = 3
 SNIPPET_CHARS = 110
 _WORD = re.compile(r"\w+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+NAMED = 0.5  # a file whose whole name the query spells out gains this share of the best score
+NAMED_MIN = 0.5  # ... and one whose name the query holds less of than this, nothing
+CHURN = 0.5  # the churn prior's weight (`_churn`)
+PROSE = 0.8  # chunks of files no grammar reads (docs, data, fixtures) weigh this much
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,8 @@ def search(
     if ranker is not None:
         ranked = _fuse(ranked, ranker.rank(con, query, CANDIDATES))
     by_file = _per_file(ranked)
+    _add_named(con, by_file, words)
+    _churn(con, by_file)
     best = sorted(by_file.items(), key=lambda kv: (-kv[1][0], kv[0]))[:limit]
     return [_hit(con, file_id, score, ids, words) for file_id, (score, ids) in best]
 
@@ -99,14 +107,61 @@ def _bm25(con: sqlite3.Connection, expression: str) -> list[tuple[int, int, floa
     weights = ", ".join(str(w) for w in WEIGHTS)
     try:
         rows = con.execute(
-            f"SELECT c.id, c.file, -bm25(fts, {weights}) AS s FROM fts "
-            "JOIN chunks c ON c.id = fts.rowid WHERE fts MATCH ? ORDER BY bm25(fts, "
-            f"{weights}), c.id LIMIT ?",
+            f"SELECT c.id, c.file, -bm25(fts, {weights}) AS s, f.lang FROM fts "
+            "JOIN chunks c ON c.id = fts.rowid JOIN files f ON f.id = c.file "
+            f"WHERE fts MATCH ? ORDER BY bm25(fts, {weights}), c.id LIMIT ?",
             (expression, CANDIDATES),
         ).fetchall()
     except sqlite3.OperationalError:  # a query FTS5 cannot parse: nothing matches it
         return []
-    return [(int(i), int(f), float(s)) for i, f, s in rows]
+    out = [(int(i), int(f), float(s) * (1.0 if lang else PROSE)) for i, f, s, lang in rows]
+    return sorted(out, key=lambda r: (-r[2], r[0]))
+
+
+def _add_named(
+    con: sqlite3.Connection, by_file: dict[int, tuple[float, list[int]]], words: list[str]
+) -> None:
+    """Lift the files whose name the query spells out: a file gains NAMED times the best
+    score, in proportion to the share of its name's words the query holds (`dist-manifest.yaml`
+    in "reformat dist-manifest.yaml" names it whole; "model settings" names most of
+    `model-settings.yml`)."""
+    wanted = {w for word in words for w in _name_words(word)}
+    top = max((s for s, _ids in by_file.values()), default=0.0) or 1.0
+    for fid, path in con.execute("SELECT id, path FROM files WHERE skip = ''"):
+        own = _name_words(path.rsplit("/", 1)[-1])
+        share = len(own & wanted) / len(own) if own else 0.0
+        if share < NAMED_MIN:
+            continue
+        score, ids = by_file.get(fid, (0.0, []))
+        if not ids:
+            first = con.execute("SELECT min(id) FROM chunks WHERE file = ?", (fid,)).fetchone()
+            if first is None or first[0] is None:
+                continue
+            ids = [int(first[0])]
+        by_file[fid] = (score + NAMED * top * share, ids)
+
+
+def _churn(con: sqlite3.Connection, by_file: dict[int, tuple[float, list[int]]]) -> None:
+    """Files the last commits changed often are likelier to change again (the churn prior):
+    a file's score times 1 + CHURN x log(1 + its changes) / log(1 + the most changes)."""
+    if not CHURN or not by_file:
+        return
+    most = con.execute("SELECT max(churn) FROM files").fetchone()[0] or 0
+    if most <= 0:
+        return
+    scale = math.log1p(most)
+    marks = ",".join("?" * len(by_file))
+    for fid, changes in con.execute(
+        f"SELECT id, churn FROM files WHERE id IN ({marks}) AND churn > 0", list(by_file)
+    ):
+        score, ids = by_file[fid]
+        by_file[fid] = (score * (1 + CHURN * math.log1p(changes) / scale), ids)
+
+
+def _name_words(text: str) -> set[str]:
+    """The lower-case words of a name: `dist-manifest.yaml` -> dist, manifest, yaml;
+    `webhookClient.ts` -> webhook, client, ts."""
+    return {w.lower() for piece in _WORD.findall(text) for w in _CAMEL.findall(piece)}
 
 
 def _fuse(

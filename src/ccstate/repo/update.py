@@ -104,6 +104,9 @@ def _refresh(
     with index.transaction(con):
         index.set_meta(con, "listed", str(progress.listed))
         index.set_meta(con, "pending", str(progress.pending))
+        head = files.head(project)
+        if head != index.meta(con, "churn_head"):  # a commit, a pull, a checkout
+            index.set_churn(con, files.churn(project) if head else {}, head)
     return progress
 
 
