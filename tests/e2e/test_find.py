@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_api import Body, ToolCall, respond, text, tool_results, tool_use
+from fake_api import Body, ToolCall, respond, tool_results, tool_use
 
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
 FIND = f"{shlex.quote(sys.executable)} -m ccstate find"
 ADDED = 'def farewell_message(name):\n    return f"goodbye {name}"\n\n\ndef greet(name):'
+EDIT = {"old_string": "def greet(name):", "new_string": ADDED}
 
 
 def only_result(body: Body) -> str:
@@ -47,14 +48,7 @@ def test_find_returns_a_function_the_session_just_added_and_an_outside_change(
     fake_api.set_script(
         [
             tool_use("Read", {"file_path": str(project / "app.py")}),
-            tool_use(
-                "Edit",
-                {
-                    "file_path": str(project / "app.py"),
-                    "old_string": "def greet(name):",
-                    "new_string": ADDED,
-                },
-            ),  # fmt: skip
+            tool_use("Edit", {"file_path": str(project / "app.py"), **EDIT}),
             tool_use("Bash", {"command": f"{FIND} farewell_message", "description": "find it"}),
             respond(change_outside),
             respond(conclude),
