@@ -30,9 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from find_eval import Tree  # noqa: E402
+
 from ccstate.repo import index, update  # noqa: E402
 from ccstate.repo import map as repo_map  # noqa: E402
-from find_eval import Tree  # noqa: E402
 
 DEFAULT_REPO = "ansible/ansible"
 DEFAULT_COMMIT = "c9ac477e53a99e95781f333eec3329a935c1bf95"
@@ -112,7 +113,7 @@ def maps(project: Path, state: Path) -> dict[str, object]:
     con.close()
     shutil.rmtree(state)
     update.refresh(project, state, max_bytes=1 << 30, jobs=1)  # rebuilt from scratch, one job
-    third_s, third = ccstate(project, "map", "--no-update")
+    _third_s, third = ccstate(project, "map", "--no-update")
     return {
         "map_process_s": round(first_s, 2),
         "map_cached_process_s": round(second_s, 2),
