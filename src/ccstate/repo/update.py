@@ -131,8 +131,8 @@ def _plan(
     first = [p for p in noted if p in listed_set]
     todo: list[Entry] = []
     skips: list[Entry] = []
-    for path in dict.fromkeys([*first, *listed]):
-        entry = files.vetted(project, path)
+    entries = {path: files.vetted(project, path) for path in dict.fromkeys([*first, *listed])}
+    for path, entry in entries.items():
         was = known.get(path)
         if entry.skip:
             if entry.skip != "gone" and (was is None or was[2] != entry.skip):
@@ -140,9 +140,7 @@ def _plan(
             continue
         if full or path in first or was is None or was[:2] != (entry.size, entry.mtime_ns):
             todo.append(entry)
-    gone = sorted(
-        p for p in known if p not in listed_set or files.vetted(project, p).skip == "gone"
-    )
+    gone = sorted(p for p in known if p not in entries or entries[p].skip == "gone")
     return todo, skips, gone
 
 
