@@ -24,3 +24,12 @@ def test_no_hit_says_so() -> None:
         render_hits("zzz", [], 3)
         == "find: nothing in the 3 indexed files matches 'zzz'; try other words."
     )
+
+
+def test_a_block_is_held_to_its_size_last_lines_first() -> None:
+    long = "x" * 200
+    hit = Hit("a.py", 1, 9, "function", "f", long, 1.0, [(2, long), (3, long), (4, long)], ["g:5"])
+    block = render_hits("q", [hit], 1).splitlines()[1:-1]
+    assert sum(len(line) + 1 for line in block) <= 440
+    assert block[0].startswith("1. a.py:1-9  function f: xxx") and block[1].startswith("     2: ")
+    assert len(block) == 3  # the head, the first matching line, the also line
