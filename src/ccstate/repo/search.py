@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # BM25 column weights: name, path, doc, body, parts (bench/find_eval.py, tuned on the
 # commit set's tuning half; docs/FIND.md)
-WEIGHTS = (3.0, 2.0, 1.0, 1.0, 0.5)
+WEIGHTS = (5.0, 2.0, 1.0, 1.0, 0.5)
 CANDIDATES = 600  # chunks ranked by BM25 before the per-file sum
 SECOND = (0.5, 0.25)  # the share of a file's 2nd and 3rd best chunks added to its score
 MAX_TERMS = 48
