@@ -81,7 +81,8 @@ HISTORY = 300  # commits whose changed files make the churn prior
 
 
 def head(project: Path) -> str:
-    """HEAD's commit ('' when there is none yet)."""
+    """HEAD's commit ('' when there is none yet); `git rev-parse` (HEAD may be packed, a
+    worktree's, detached)."""
     try:
         proc = subprocess.run(
             ["git", "rev-parse", "-q", "--verify", "HEAD"],
@@ -109,13 +110,14 @@ def churn(project: Path) -> dict[str, int]:
     return counts
 
 
-def vetted(project: Path, path: str) -> Entry:
+def vetted(project: Path | str, path: str) -> Entry:
     """`path`'s size and mtime, and why it is skipped ("" when it is not), from one lstat.
-    Symlinks are never followed (a link loop, a link out of the project)."""
+    Symlinks are never followed (a link loop, a link out of the project). `project` as a
+    string spares a Path per file (an update lstats every listed file)."""
     if path_skip := skip_by_name(path):
         return Entry(path, -1, -1, path_skip)
     try:
-        st = os.lstat(project / path)
+        st = os.lstat(os.path.join(project, path))
     except OSError:
         return Entry(path, -1, -1, "gone")
     if stat.S_ISLNK(st.st_mode):

@@ -33,7 +33,9 @@ def trigger(project: str, state: str, config: Config) -> str:
     happened, for the heartbeat. Never waits and never raises."""
     if not config.get("find.enabled"):
         return "disabled"
-    if not os.path.exists(os.path.join(project, ".git")):
+    from ccstate.gitinfo import find_git_dir
+
+    if find_git_dir(project) is None:  # the project may be a folder inside the repository
         return "not a git repository"
     from importlib.util import find_spec
 

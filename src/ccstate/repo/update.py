@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,17 +132,35 @@ def _plan(
     first = [p for p in noted if p in listed_set]
     todo: list[Entry] = []
     skips: list[Entry] = []
-    entries = {path: files.vetted(project, path) for path in dict.fromkeys([*first, *listed])}
-    for path, entry in entries.items():
+    root = str(project)
+    present = set()
+    for path in dict.fromkeys([*first, *listed]):
         was = known.get(path)
-        if entry.skip:
-            if entry.skip != "gone" and (was is None or was[2] != entry.skip):
-                skips.append(entry)
+        if not full and was is not None and path not in first and _unchanged(root, path, was):
+            present.add(path)
+            continue  # one lstat: the stamp it had, with the reason it had
+        entry = files.vetted(root, path)
+        if entry.skip == "gone":
             continue
-        if full or path in first or was is None or was[:2] != (entry.size, entry.mtime_ns):
+        present.add(path)
+        if entry.skip:
+            if was is None or was[2] != entry.skip:
+                skips.append(entry)
+        elif full or path in first or was is None or was[:2] != (entry.size, entry.mtime_ns):
             todo.append(entry)
-    gone = sorted(p for p in known if p not in entries or entries[p].skip == "gone")
+    gone = sorted(p for p in known if p not in present)
     return todo, skips, gone
+
+
+def _unchanged(root: str, path: str, was: tuple[int, int, str]) -> bool:
+    """Is the file where it was, with the size and mtime it was stamped with?"""
+    if was[0] < 0:
+        return False  # skipped by its name or kind: vetted again (cheap, and rare)
+    try:
+        st = os.lstat(os.path.join(root, path))
+    except OSError:
+        return False
+    return (st.st_size, st.st_mtime_ns) == was[:2] and not stat.S_ISLNK(st.st_mode)
 
 
 def _read(
