@@ -335,12 +335,16 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-ENV_SWITCHES = {"CCSTATE_DEDUPE": "dedupe.enabled", "CCSTATE_DIGEST": "outputs.enabled"}
+ENV_SWITCHES = {
+    "CCSTATE_DEDUPE": "dedupe.enabled",
+    "CCSTATE_DIGEST": "outputs.enabled",
+    "CCSTATE_FIND": "find.enabled",
+}
 
 
 def env_overrides(config: Config, environ: Mapping[str, str] = os.environ) -> Config:
     """Apply switches from the environment: CCSTATE_DEDUPE=0 turns the read ledger off,
-    CCSTATE_DIGEST=0 the tool-output digests."""
+    CCSTATE_DIGEST=0 the tool-output digests, CCSTATE_FIND=0 the code index (#41)."""
     off = [key for name, key in ENV_SWITCHES.items() if _is_off(environ.get(name, ""))]
     if not off:
         return config

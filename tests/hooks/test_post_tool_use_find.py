@@ -34,11 +34,12 @@ def test_each_edit_tool_notes_its_path_and_loads_no_parser(git_project: Path, to
 
 
 def test_find_disabled_notes_nothing(git_project: Path) -> None:
+    edit = payload(git_project, "Edit", git_project / "app.py")
+    env = hook_env(CCSTATE_FIND="0")  # for one shell, as CCSTATE_DEDUPE=0
+    assert run_hook("PostToolUse", edit, cwd=git_project, env=env)[:3] == (0, None, "")
+    assert not (git_project / ".ccstate" / "repo" / "touched").exists()
     (git_project / ".ccstate.yaml").write_text("find:\n  enabled: false\n")
-    code, _parsed, raw, _err = run_hook(
-        "PostToolUse", payload(git_project, "Edit", git_project / "app.py"), cwd=git_project
-    )
-    assert (code, raw) == (0, "")
+    assert run_hook("PostToolUse", edit, cwd=git_project)[:3] == (0, None, "")
     assert not (git_project / ".ccstate" / "repo" / "touched").exists()
 
 

@@ -39,6 +39,7 @@ def test_doctor_reports_size_and_what_was_skipped_and_why(code_project: Path) ->
 
 def test_doctor_says_when_the_project_is_not_git(tmp_path: Path) -> None:
     update.refresh(tmp_path, tmp_path / "state", max_bytes=1 << 30)
+    assert not (tmp_path / "state").exists()  # nothing written for it
     (line,) = status.doctor_lines(tmp_path, tmp_path / "state", cfg())
     assert line[0:2] == ("code index", "info") and line[2].startswith("not a git repository")
 

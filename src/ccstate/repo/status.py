@@ -109,6 +109,11 @@ def doctor_lines(project: Path, state: Path, config: Config) -> list[tuple[str, 
     if not config.get("find.enabled"):
         return [("code index", "info", "disabled (find.enabled: false)")]
     if not index.index_path(state).exists():
+        from ccstate.gitinfo import find_git_dir
+        from ccstate.repo.files import NOT_GIT
+
+        if find_git_dir(project) is None:
+            return [("code index", "info", NOT_GIT)]
         return [("code index", "info", "none yet: `ccstate find` or the next session builds it")]
     try:
         con = index.connect(state, create=False)
@@ -116,11 +121,9 @@ def doctor_lines(project: Path, state: Path, config: Config) -> list[tuple[str, 
         return [("code index", "warn", str(exc))]
     try:
         stats = index.stats(con)
-        not_git, listed, pending = (index.meta(con, k) for k in ("not_git", "listed", "pending"))
+        listed, pending = (index.meta(con, k) for k in ("listed", "pending"))
     finally:
         con.close()
-    if not_git:
-        return [("code index", "info", not_git)]
     limit = int(config.get("find.max_mb"))
     level = "ok" if stats.bytes <= (limit << 20) else "warn"
     what = (

@@ -60,10 +60,14 @@ def refresh(
     """Bring the index up to date (`deadline`: `time.monotonic()` after which no batch starts)."""
     started = time.monotonic()
     try:
+        listed = files.tracked(project)  # first: a folder that is not git gets no state at all
+    except files.NotGit as exc:
+        return Progress(error=str(exc))
+    try:
         with index.lock(state, lock_timeout):
             con = index.connect(state)
             try:
-                progress = _refresh(con, project, state, max_bytes, deadline, jobs, full)
+                progress = _refresh(con, project, state, listed, max_bytes, deadline, jobs, full)
             finally:
                 con.close()
     except StateError:
@@ -76,21 +80,16 @@ def _refresh(
     con: sqlite3.Connection,
     project: Path,
     state: Path,
+    listed: list[str],
     max_bytes: int,
     deadline: float | None,
     jobs: int,
     full: bool,
 ) -> Progress:
-    try:
-        listed = files.tracked(project)
-    except files.NotGit as exc:
-        index.set_meta(con, "not_git", str(exc))
-        return Progress(error=str(exc))
     noted = _noted(project, notes.take(str(state)))
     todo, skips, gone = _plan(con, project, listed, noted, full)
     progress = Progress(listed=len(listed))
     with index.transaction(con):
-        index.set_meta(con, "not_git", "")
         for path in gone:
             index.remove(con, path)
         for entry in skips:

@@ -20,7 +20,7 @@ def run(project: Path, state: Path, seconds: float) -> str:
     from ccstate.repo import status, update
 
     deadline = time.monotonic() + seconds
-    cfg = config.load_for_hook(str(project), str(state))
+    cfg = config.env_overrides(config.load_for_hook(str(project), str(state)))
     if not cfg.get("find.enabled"):
         return "code index: disabled (find.enabled: false)"
     progress = update.refresh(
