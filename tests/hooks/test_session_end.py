@@ -157,8 +157,8 @@ def test_session_end_indexes_the_session_and_the_capsule_says_so(
     texts = [o["hookSpecificOutput"]["additionalContext"] for o in outs]
     assert texts[0] == texts[1]  # byte-identical for identical state
     (line,) = [ln for ln in texts[0].splitlines() if ln.startswith("- recall:")]
-    assert line.startswith("- recall: 1 past session(s) of this project indexed")
-    assert '`ccstate recall "QUESTION"`' in line
+    assert line.startswith("- recall: 1 past session(s) indexed")  # #43's shorter line
+    assert "`ccstate recall KEYWORDS`" in line
 
 
 def test_a_model_that_cannot_load_leaves_bm25_indexing_whole(
