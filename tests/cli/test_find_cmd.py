@@ -91,3 +91,10 @@ def test_semantic_ranking_finds_what_shares_no_word(project: Path) -> None:
     (project / ".ccstate.yaml").write_text(f'recall:\n  embedding_model: "{model}"\n')
     code, out, _err = invoke("find", "retry", "-C", str(project))
     assert code == 0 and "src/ops.py" in out  # no word shared: the vectors found it
+
+
+def test_doctor_reports_the_code_index(project: Path) -> None:
+    invoke("find", "x", "-C", str(project))
+    _code, out, _err = invoke("doctor", "-C", str(project))
+    flat = " ".join(out.split())
+    assert "code index" in flat and "(find.max_mb)" in flat

@@ -59,3 +59,21 @@ def test_the_trigger_leaves_a_folder_that_is_not_git_alone(tmp_path: Path) -> No
     assert status.trigger(str(tmp_path), str(tmp_path / "state"), cfg()) == "not a git repository"
     off = cfg(**{"find.enabled": False})
     assert status.trigger(str(tmp_path), str(tmp_path / "state"), off) == "disabled"
+
+
+def test_doctor_says_how_far_a_bounded_first_index_got(code_project: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    monkeypatch.setattr(update, "BATCH", 2)
+    parse = update.parse_one
+
+    def slow(item):  # type: ignore[no-untyped-def]
+        time.sleep(0.2)  # a big file: the first batch outlasts the deadline
+        return parse(item)
+
+    monkeypatch.setattr(update, "parse_one", slow)
+    state = code_project.parent / "state"
+    got = update.refresh(code_project, state, max_bytes=1 << 30, deadline=time.monotonic() + 0.3)
+    assert (got.indexed, got.pending) == (2, 4)
+    (main, *_rest) = status.doctor_lines(code_project, state, cfg())
+    assert main[2].endswith("; 4 of 6 changed files still to read (the next update goes on)")
