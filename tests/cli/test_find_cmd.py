@@ -98,3 +98,14 @@ def test_doctor_reports_the_code_index(project: Path) -> None:
     _code, out, _err = invoke("doctor", "-C", str(project))
     flat = " ".join(out.split())
     assert "code index" in flat and "(find.max_mb)" in flat
+
+
+def test_while_another_process_indexes_find_answers_from_the_index_as_it_is(project: Path) -> None:
+    from ccstate import paths
+    from ccstate.repo import index
+
+    invoke("find", "x", "-C", str(project))
+    with index.lock(paths.state_dir(project), 1.0):  # the background indexer holds it
+        code, out, err = invoke("find", "parse_date", "-C", str(project))
+    assert code == 0 and "src/dates.py" in out
+    assert err.startswith("code index: another process is indexing")

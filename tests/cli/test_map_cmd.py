@@ -24,3 +24,17 @@ def test_a_small_budget_gives_a_short_map(tmp_path: Path) -> None:
     project = make_code_project(tmp_path)
     result = CliRunner().invoke(cli, ["map", "--tokens", "64", "-C", str(project)])
     assert result.exit_code == 0 and len(result.stdout) <= 64 * 4 + 1
+
+
+def test_another_budget_leaves_the_capsules_cached_map_alone(tmp_path: Path) -> None:
+    from ccstate import paths
+    from ccstate.repo import map as repo_map
+
+    project = make_code_project(tmp_path)
+    (project / ".ccstate.yaml").write_text("capsule:\n  repo_map_tokens: 256\n")
+    CliRunner().invoke(cli, ["map", "-C", str(project)])
+    cached = repo_map.read_cached(str(paths.state_dir(project)), 256)
+    assert cached
+    result = CliRunner().invoke(cli, ["map", "--tokens", "64", "-C", str(project)])
+    assert result.exit_code == 0 and result.stdout.rstrip("\n") != cached
+    assert repo_map.read_cached(str(paths.state_dir(project)), 256) == cached

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ccstate.repo.vectors import ChunkRanker
 
 FOREGROUND_SECONDS = 20.0  # what `find` indexes itself before the rest goes to the background
+LOCK_SECONDS = 2.0  # how long `find` waits for another indexer before it answers without it
 DISABLED = "find is disabled in {path} (find.enabled: false); set it to true to index the code"
 SEMANTIC_OFF = "find: semantic ranking is off, BM25 alone answers"
 
@@ -84,7 +85,11 @@ def _update(root: Path, state: Path, cfg: config.Config, full: bool) -> None:
         deadline=time.monotonic() + FOREGROUND_SECONDS,
         jobs=update.cpus(),
         full=full,
+        lock_timeout=LOCK_SECONDS,
     )
+    if progress.locked and not full:  # the background indexer: answer from what it has
+        click.echo(f"{progress.line()}; this answer is from the index as it is", err=True)
+        return
     if progress.error:
         raise CcstateError(progress.error)
     status.after_update(root, state, cfg, None)  # a configured model's vectors, the map

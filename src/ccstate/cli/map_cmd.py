@@ -9,7 +9,7 @@ import click
 
 from ccstate import config, paths
 from ccstate.cli import cli, handle_errors, project_option, resolve_project
-from ccstate.cli.find_cmd import DISABLED, FOREGROUND_SECONDS
+from ccstate.cli.find_cmd import DISABLED, FOREGROUND_SECONDS, LOCK_SECONDS
 from ccstate.errors import CcstateError
 
 
@@ -40,7 +40,7 @@ def map_cmd(tokens: int | None, no_update: bool, project: Path | None) -> None:
     cfg = config.load_config(root)
     if not cfg.get("find.enabled"):
         raise CcstateError(DISABLED.format(path=paths.config_path(root)))
-    from ccstate.repo import index, status, update
+    from ccstate.repo import index, update
     from ccstate.repo import map as repo_map
 
     if not no_update:
@@ -50,14 +50,18 @@ def map_cmd(tokens: int | None, no_update: bool, project: Path | None) -> None:
             max_bytes=int(cfg.get("find.max_mb")) << 20,
             deadline=time.monotonic() + FOREGROUND_SECONDS,
             jobs=update.cpus(),
+            lock_timeout=LOCK_SECONDS,
         )
-        if progress.error:
+        if progress.error and not progress.locked:
             raise CcstateError(progress.error)
-        status.after_update(root, state, cfg, None)
-    budget = tokens or int(cfg.get("capsule.repo_map_tokens")) or repo_map.DEFAULT_TOKENS
+        if progress.locked:
+            click.echo(f"{progress.line()}; the map is of the index as it is", err=True)
+    capsule = int(cfg.get("capsule.repo_map_tokens"))
+    budget = tokens or capsule or repo_map.DEFAULT_TOKENS
     con = index.connect(state, create=False)
-    try:
-        text = repo_map.cached(state, con, budget)
+    try:  # the cache holds one budget: the capsule's, when it carries a map
+        keep = budget == capsule or not capsule
+        text = repo_map.cached(state, con, budget) if keep else repo_map.build(con, budget)
     finally:
         con.close()
     click.echo(text or "map: no definitions indexed")

@@ -23,6 +23,7 @@ from ccstate.repo import files, index, notes
 from ccstate.repo.chunks import Parsed, parse_file
 from ccstate.repo.files import Entry
 
+LOCKED = "another process is indexing (`ccstate doctor` shows how far it got)"
 BATCH = 256  # files parsed between two commits
 PARALLEL_FROM = 64  # fewer changed files than this are parsed in this process
 
@@ -36,6 +37,7 @@ class Progress:
     pending: int = 0  # changed files this run left for the next one (its time ran out)
     seconds: float = 0.0
     error: str = ""  # why nothing was indexed (not git, locked)
+    locked: bool = False  # another process holds the index (the background indexer)
     stopped: list[str] = field(default_factory=list)
 
     def line(self) -> str:
@@ -71,7 +73,7 @@ def refresh(
             finally:
                 con.close()
     except StateError:
-        return Progress(error="another process is indexing; try again in a moment")
+        return Progress(error=LOCKED, locked=True)
     progress.seconds = time.monotonic() - started
     return progress
 
