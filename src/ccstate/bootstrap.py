@@ -47,6 +47,19 @@ DEPENDENCY_MODULES = (
     "orjson",
     "detect_secrets",
     "ahocorasick_rs",
+    "tree_sitter",  # the code index (#41); its grammar wheels below
+    "tree_sitter_python",
+    "tree_sitter_javascript",
+    "tree_sitter_typescript",
+    "tree_sitter_rust",
+    "tree_sitter_go",
+    "tree_sitter_java",
+    "tree_sitter_c",
+    "tree_sitter_cpp",
+    "tree_sitter_ruby",
+    "tree_sitter_elixir",
+    "tree_sitter_bash",
+    "tree_sitter_lua",
 ) + (("tomli",) if sys.version_info < (3, 11) else ())  # tomllib's own code, for 3.10
 
 

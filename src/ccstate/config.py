@@ -28,6 +28,11 @@ SCHEMA: dict[str, tuple[type, Any, str]] = {
     "version": (int, 1, "1 (the only config format so far)"),
     "capsule.enabled": (bool, True, "true or false"),
     "capsule.budget_tokens": (int, 500, "a whole number of tokens between 50 and 2400"),
+    "capsule.repo_map_tokens": (
+        int,
+        0,
+        "a whole number of tokens between 0 and 4096, e.g. 1024 (0: no repo map in the capsule)",
+    ),
     "dedupe.enabled": (bool, True, "true or false"),
     "dedupe.identical": (bool, True, "true or false"),
     "dedupe.unseen_ranges": (bool, True, "true or false"),
@@ -74,6 +79,8 @@ SCHEMA: dict[str, tuple[type, Any, str]] = {
         "",
         'a local model2vec model folder (absolute, or relative to the project), or "" for none',
     ),
+    "find.enabled": (bool, True, "true or false"),
+    "find.max_mb": (int, 256, "a whole number of megabytes between 1 and 65536, e.g. 256"),
     "report.pricing": (str, "", 'a pricing JSON file (relative to the project), or "" for none'),
     # the money moments (docs/MOMENTS.md)
     "moments.statusline.enabled": (bool, True, "true or false"),
@@ -92,6 +99,7 @@ SCHEMA: dict[str, tuple[type, Any, str]] = {
 _RANGES: dict[str, tuple[float, float]] = {
     "version": (1, 1),
     "capsule.budget_tokens": (50, 2400),
+    "capsule.repo_map_tokens": (0, 4096),
     "dedupe.diff_max_ratio": (0.0, 1.0),
     "dedupe.min_saved_chars": (0, 1_000_000),
     "dedupe.store_max_mb": (1, 4096),
@@ -111,6 +119,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "log.max_bytes": (4096, 1 << 30),
     "hooks.budget_seconds": (0.0, 600.0),
     "recall.max_mb": (1, 65536),
+    "find.max_mb": (1, 65536),
     "moments.resume.min_usd": (0.0, 1000.0),
     "moments.resume.compact_min_usd": (0.0, 1000.0),
     "moments.switch.min_tokens": (0, 100_000_000),
@@ -332,12 +341,16 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-ENV_SWITCHES = {"CCSTATE_DEDUPE": "dedupe.enabled", "CCSTATE_DIGEST": "outputs.enabled"}
+ENV_SWITCHES = {
+    "CCSTATE_DEDUPE": "dedupe.enabled",
+    "CCSTATE_DIGEST": "outputs.enabled",
+    "CCSTATE_FIND": "find.enabled",
+}
 
 
 def env_overrides(config: Config, environ: Mapping[str, str] = os.environ) -> Config:
     """Apply switches from the environment: CCSTATE_DEDUPE=0 turns the read ledger off,
-    CCSTATE_DIGEST=0 the tool-output digests."""
+    CCSTATE_DIGEST=0 the tool-output digests, CCSTATE_FIND=0 the code index (#41)."""
     off = [key for name, key in ENV_SWITCHES.items() if _is_off(environ.get(name, ""))]
     if not off:
         return config

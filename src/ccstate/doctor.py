@@ -30,6 +30,19 @@ DEPENDENCIES = {
     "orjson": "orjson",
     "detect_secrets": "detect-secrets",
     "ahocorasick_rs": "ahocorasick-rs",
+    "tree_sitter": "tree-sitter",  # the code index (#41) and its grammars
+    "tree_sitter_python": "tree-sitter-python",
+    "tree_sitter_javascript": "tree-sitter-javascript",
+    "tree_sitter_typescript": "tree-sitter-typescript",
+    "tree_sitter_rust": "tree-sitter-rust",
+    "tree_sitter_go": "tree-sitter-go",
+    "tree_sitter_java": "tree-sitter-java",
+    "tree_sitter_c": "tree-sitter-c",
+    "tree_sitter_cpp": "tree-sitter-cpp",
+    "tree_sitter_ruby": "tree-sitter-ruby",
+    "tree_sitter_elixir": "tree-sitter-elixir",
+    "tree_sitter_bash": "tree-sitter-bash",
+    "tree_sitter_lua": "tree-sitter-lua",
 }
 if sys.version_info < (3, 11):
     DEPENDENCIES["tomli"] = "tomli"  # tomllib's own code, for Python 3.10 (scaffold/)

@@ -154,6 +154,7 @@ COMMANDS = {
     "decide": ("Use SQLite", "Record this decision in the project's DECISIONS.md: Use SQLite"),
     "handoff": ("the parser", "Hand this session's work over to the next session"),
     "doctor": ("", "Run `ccstate doctor` in the project directory"),
+    "find": ("webhook retry", "Find the code in this project for: webhook retry"),
 }
 
 

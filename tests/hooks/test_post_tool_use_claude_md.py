@@ -134,9 +134,11 @@ def test_other_edits_bail_out_before_loading_the_lint(git_project: Path) -> None
             )
             assert (code, raw) == (0, "")
             assert "ccstate.instructions" not in err
-            # with the ledger off, decided from the payload alone (#14): no state dir,
-            # config cache or heartbeat; with it on, the ledger records the edit (#24)
-            assert (git_project / ".ccstate").exists() == (dedupe == "1")
+            # with the ledger off the edit is still noted for the code index (#41), and
+            # nothing of the ledger is loaded; with it on, the ledger records it (#24)
+            assert ("ccstate.ledger.writes" in err) == (dedupe == "1")
+            touched = git_project / ".ccstate" / "repo" / "touched"
+            assert str(git_project / name) in touched.read_text().splitlines()
 
 
 def test_notebook_edit_and_missing_file_path_are_ignored(git_project: Path) -> None:

@@ -204,12 +204,14 @@ def test_the_transcript_witness_ends_the_written_texts_epoch(git_project: Path) 
     assert notice_of(git_project, target, BODY) == ""
 
 
-def test_with_the_ledger_off_a_write_leaves_no_state(git_project: Path) -> None:
+def test_with_the_ledger_off_a_write_leaves_no_ledger_state(git_project: Path) -> None:
     target = git_project / "new.py"
     target.write_text(BODY)
     payload = write_payload(git_project, target, BODY)
     assert hook(git_project, payload, CCSTATE_DEDUPE="0") == (0, None, "", "")
-    assert not (git_project / ".ccstate").exists()
+    assert not (git_project / ".ccstate" / "ledger").exists()
+    # only the code index's note of the path (#41)
+    assert (git_project / ".ccstate" / "repo" / "touched").read_text() == f"{target}\n"
 
 
 def test_a_locked_ledger_is_logged_and_the_write_not_recorded(git_project: Path) -> None:

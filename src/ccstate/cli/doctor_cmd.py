@@ -35,8 +35,23 @@ def doctor_cmd(project: Path | None) -> None:
         semantic=embed.semantic_status,
         footprint=lambda: footprint.summary(root, state, os.environ, plugin),
     )
+    checks[-1:-1] = _code_index(root)  # before the heartbeats, after recall
     _render_checks(root, checks)
     sys.exit(doctor.exit_code(checks))
+
+
+def _code_index(root: Path) -> list[doctor.Check]:
+    """The code index (#41): size against find.max_mb, how far it got, what it skipped."""
+    from ccstate import config, paths
+    from ccstate.errors import CcstateError
+    from ccstate.repo import status
+
+    try:
+        cfg = config.load_config(root)
+    except CcstateError:
+        cfg = config.Config()  # the config check reports the file
+    lines = status.doctor_lines(root, paths.state_dir(root), cfg)
+    return [doctor.Check(name, level, message) for name, level, message in lines]  # type: ignore[arg-type]
 
 
 def _render_checks(root: Path, checks: list[doctor.Check]) -> None:

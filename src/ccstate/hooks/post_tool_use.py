@@ -1,5 +1,6 @@
 """PostToolUse: Read goes to the read ledger (#3), and so do the context's own Writes and Edits
-(what it holds of the file after them, #24); edits of instruction files to the lint (#6); a
+(what it holds of the file after them, #24); every edited path is noted for the code index
+(#41); edits of instruction files to the lint (#6); a
 shell read of one file (`cat F`, `sed -n 'a,bp' F`) to the ledger too, and any other bulky
 Bash, Grep, Glob, WebFetch or MCP result gets a digest (#15, docs/OUTPUTS.md)."""
 
@@ -27,8 +28,8 @@ _INSTRUCTION_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
 def has_work(inp: HookInput, environ: Mapping[str, str]) -> bool:
     """False when this call certainly needs nothing from ccstate, decided from the payload and
     the environment alone, before the config, the state dir or the handler's modules are
-    loaded (#14): a NotebookEdit of a file that is not an instruction file, a small output that
-    is no shell read, a Read, Write or Edit with CCSTATE_DEDUPE=0 (but an instruction file's).
+    loaded (#14): a small output that is no shell read, a Read with CCSTATE_DEDUPE=0. Every
+    Write, Edit, MultiEdit and NotebookEdit has work: its path is noted for the code index.
     True when `handle` has to look."""
     from ccstate.config import is_switched_off, least
 
@@ -36,9 +37,7 @@ def has_work(inp: HookInput, environ: Mapping[str, str]) -> bool:
     if name == "Read":
         return not is_switched_off(environ, "CCSTATE_DEDUPE")
     if name in EDIT_TOOLS:
-        if name in WRITE_TOOLS and not is_switched_off(environ, "CCSTATE_DEDUPE"):
-            return True
-        return _is_instruction_file(inp.tool_input.get("file_path"))
+        return True  # the code index notes the path (#41), whatever else is switched off
     if name == "Bash" and _may_be_shell_read(inp.tool_input.get("command")):
         return not is_switched_off(environ, "CCSTATE_DEDUPE")
     if name != "Bash" and name not in OUTPUT_TOOLS and not name.startswith("mcp__"):
@@ -282,6 +281,7 @@ def _on_edit(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     """The read ledger records what the context holds of the file now (a Write, Edit or
     MultiEdit, docs/LEDGER.md); the CLAUDE.md lint (docs/CLAUDE-MD.md) adds one line when an
     edit of an instruction file breaks the budget or imports."""
+    _note_for_index(inp, env, detail)
     if (inp.tool_name or "") in WRITE_TOOLS and not _off(env):
         _on_write(inp, env, detail)
     path = inp.tool_input.get("file_path")
@@ -294,6 +294,20 @@ def _on_edit(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> HookResult
     )
     lint = {"file_path": path, "lint": "warned" if line else "ok"}
     return HookResult(additional_context=line or None, detail={**detail, **lint})
+
+
+def _note_for_index(inp: HookInput, env: HookEnv, detail: dict[str, Any]) -> None:
+    """The code index re-reads this path first at its next update (#41): one line appended,
+    nothing parsed here."""
+    raw = inp.tool_input.get("file_path") or inp.tool_input.get("notebook_path")
+    if not isinstance(raw, str) or not raw or not env.config.get("find.enabled"):
+        return
+    import os
+
+    from ccstate.repo import notes
+
+    path = raw if os.path.isabs(raw) else os.path.join(inp.cwd, raw)
+    detail["find_noted"] = notes.note_path(env.state, path)
 
 
 def _off(env: HookEnv) -> bool:

@@ -1,7 +1,7 @@
 """SessionEnd: write the session's handoff and a progress entry, refresh `workflow.md`'s
-generated part with the checks sessions ran green (#39.2), then index the session for recall
-(transcript + git, no LLM), then count what ccstate kept out for the status line
-(hooks/stop.py)."""
+generated part with the checks sessions ran green (#39.2), index the session for recall
+(transcript + git, no LLM), start the detached code indexer (#41), then count what
+ccstate kept out for the status line (hooks/stop.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,17 @@ from ccstate.hooks import HookEnv
 from ccstate.hooks.handoff_writer import write_handoff
 from ccstate.hooks.recall_indexer import update_recall
 from ccstate.hooks.stop import count_kept
+from ccstate.repo import status as repo_status
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     written = write_handoff(inp, env, "SessionEnd")  # first: recall indexes the new handoff
     workflow = _workflow(env)
     indexed = update_recall(inp, env, "SessionEnd")
-    return HookResult.noop(**written, **workflow, **indexed, **_kept(inp, env), reason=inp.reason)
+    code = {"find": repo_status.trigger(env.project, env.state, env.config)}  # detached (#41)
+    return HookResult.noop(
+        **written, **workflow, **indexed, **code, **_kept(inp, env), reason=inp.reason
+    )
 
 
 def _workflow(env: HookEnv) -> dict[str, object]:

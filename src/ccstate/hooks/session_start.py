@@ -1,4 +1,5 @@
-"""SessionStart: inject the capsule; in plugin mode, make sure the private venv exists."""
+"""SessionStart: inject the capsule (and the repo map when `capsule.repo_map_tokens` > 0);
+start the detached code indexer; in plugin mode, make sure the private venv exists."""
 
 from __future__ import annotations
 
@@ -11,16 +12,20 @@ from ccstate.hookio import HookInput, HookResult
 from ccstate.hooks import HookEnv
 from ccstate.instructions import status as instructions_status
 from ccstate.recall import status as recall_status
+from ccstate.repo import status as repo_status
 
 
 def handle(inp: HookInput, env: HookEnv) -> HookResult:
     _ledger_epoch(inp, env)  # first: forgetting must not depend on anything else
     _prune_outputs(inp, env)
+    indexing = repo_status.trigger(env.project, env.state, env.config)  # detached (#41)
     notice = "\n".join(m for m in (_venv_notice(env), _resume_warning(inp, env)) if m)
     if env.config.get("handoff.enabled"):
         handoff.record_start(env.project, env.state, inp.session_id)
     if not env.config.get("capsule.enabled"):
-        return HookResult(system_message=notice or None, detail={"source": inp.source})
+        return HookResult(
+            system_message=notice or None, detail={"source": inp.source, "find": indexing}
+        )
     sections = [  # each from a cache keyed by file stamps: flat however long the history
         _ledger_section(inp, env),
         handoff.capsule_section(
@@ -33,12 +38,14 @@ def handle(inp: HookInput, env: HookEnv) -> HookResult:
     budget = int(env.config.get("capsule.budget_tokens"))
     name = os.path.basename(env.project)  # Path.name, without importing pathlib
     text = capsule.render_capsule(name, sections, budget)
+    repo_map = repo_status.capsule_map(env.state, env.config)  # capsule.repo_map_tokens > 0
+    text = f"{text}\n\n{repo_map}" if text and repo_map else text or repo_map
     if inp.source == "compact":
         _note_capsule(inp, env, text)
     return HookResult(
         additional_context=text or None,
         system_message=notice or None,
-        detail={"source": inp.source, "capsule_chars": len(text)},
+        detail={"source": inp.source, "capsule_chars": len(text), "find": indexing},
     )
 
 
