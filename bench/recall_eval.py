@@ -66,10 +66,11 @@ from typing import Any, NamedTuple
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from ccstate import redact, tokens  # noqa: E402
+from ccstate import tokens  # noqa: E402
 from ccstate.config import defaults  # noqa: E402
 from ccstate.recall import confidence, embed, index, render, search, sources  # noqa: E402
 from ccstate.recall.text import fts_phrase, query_terms  # noqa: E402
+from ccstate.secrets import redact  # noqa: E402
 
 SHARED = (
     Path(os.environ["CCSTATE_SHARED"])

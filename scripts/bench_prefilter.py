@@ -27,8 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from ccstate import clues, redact  # noqa: E402
 from ccstate.recall import moments, reader, sources  # noqa: E402
+from ccstate.secrets import clues, redact  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "transcripts" / "public"
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import tomllib
 
-OUT = Path(__file__).resolve().parents[1] / "src" / "ccstate" / "gitleaks_rules.json"
+OUT = Path(__file__).resolve().parents[1] / "src" / "ccstate" / "secrets" / "gitleaks_rules.json"
 LICENSE = (
     "MIT License. Copyright (c) 2019 Zachary Rice. Permission is hereby granted, free of charge, "
     "to any person obtaining a copy of this software and associated documentation files (the "

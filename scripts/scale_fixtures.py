@@ -328,10 +328,10 @@ def write_handoffs(project: Path, count: int, first: int = 0) -> int:
     (what PreCompact and SessionEnd call); the config decides how many are kept
     (`handoff.keep_sessions`). Returns the index's size in bytes."""
     from ccstate import config as config_mod
-    from ccstate import redact
     from ccstate.handoff import doc as handoff_doc
     from ccstate.handoff import index as handoff_index
     from ccstate.handoff import store as handoff_store
+    from ccstate.secrets import redact
 
     state = project / ".ccstate"
     cfg = config_mod.load_config(project)

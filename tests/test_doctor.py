@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import doctor, paths, redact, wiring
+from ccstate import doctor, paths, wiring
 from ccstate.recall import index, sources
+from ccstate.secrets import redact
 from helpers import prompt_record, tool_result_record, tool_use_record, write_jsonl
 
 OLDEST, NEWEST = wiring.TESTED_CLAUDE[0], wiring.TESTED_CLAUDE[-1]

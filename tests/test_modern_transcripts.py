@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 import modern_records as fx
-from ccstate import redact
 from ccstate.handoff.scan import Scan, iter_numbered
 from ccstate.ledger import core as ledger
 from ccstate.ledger import replay, witness
 from ccstate.recall import extract, sources
 from ccstate.report import usage
+from ccstate.secrets import redact
 from helpers import MODERN, corpus_absent
 
 MODERN_FILES = sorted(MODERN.glob("*.jsonl")) if MODERN.is_dir() else []

@@ -7,11 +7,12 @@ import re
 
 import pytest
 
-from ccstate import redact, tokens
+from ccstate import tokens
 from ccstate.gitinfo import Snapshot
 from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import scan as handoff_scan
 from ccstate.handoff.doc import Meta
+from ccstate.secrets import redact
 from helpers import FIXTURES
 
 CASE = FIXTURES / "handoff" / "session.jsonl"

@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate import config, redact
+from ccstate import config
 from ccstate.cli import cli
 from ccstate.handoff import index as handoff
 from ccstate.handoff import store as handoff_store
 from ccstate.hooks import __main__ as guard
+from ccstate.secrets import redact
 from secrets_corpus import KINDS, ORDINARY
 
 SID = "5ec12e75-0000-4000-8000-000000000012"

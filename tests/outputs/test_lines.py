@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ccstate import clues
 from ccstate.outputs import lines as L
+from ccstate.secrets import clues
 from helpers import FIXTURES, PUBLIC
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
 from ccstate.recall import confidence, index, sources
+from ccstate.secrets import redact
 from helpers import prompt_record, write_jsonl
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccstate import redact
 from ccstate.recall import confidence, context, index, sources
+from ccstate.secrets import redact
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
 from ccstate.errors import CcstateError
 from ccstate.recall import embed, index, search, sources
+from ccstate.secrets import redact
 from helpers import make_static_model, prompt_record, text_record, write_jsonl
 
 np = pytest.importorskip("numpy")

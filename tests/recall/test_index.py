@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
 from ccstate.errors import CcstateError
 from ccstate.recall import index, sources
+from ccstate.secrets import redact
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 SECRET = "ghp_" + "PLANTEDrecall000000000000000000000000"

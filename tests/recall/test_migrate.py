@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
 from ccstate.errors import CcstateError
 from ccstate.recall import index, migrate, search, sources
 from ccstate.recall.text import TOKENIZER
+from ccstate.secrets import redact
 from helpers import prompt_record, write_jsonl
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
 from ccstate.recall import confidence, hits, index, search, sources, subqueries
+from ccstate.secrets import redact
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 

@@ -195,7 +195,7 @@ def _hide_env_values(project: StrPath, lines: list[str]) -> list[str]:
     start pays for no pathlib import and no glob."""
     import fnmatch
 
-    from ccstate import redact
+    from ccstate.secrets import redact
 
     try:
         candidates = fnmatch.filter(os.listdir(project), redact.ENV_FILE_GLOB)

@@ -24,7 +24,7 @@ from typing import Any
 
 from ccstate.handoff import checks
 from ccstate.handoff.checks import Check
-from ccstate.redact import CUT_SLACK
+from ccstate.secrets.redact import CUT_SLACK
 from ccstate.transcript import iter_lines, message_content
 
 TEXT_CAP = 4000  # characters of any one prompt, command or output a handoff looks at

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccstate import gitinfo, paths, redact, store
+from ccstate import gitinfo, paths, store
 from ccstate.config import Config
 from ccstate.errors import StateError
 from ccstate.handoff import doc as handoff_doc
@@ -27,6 +27,7 @@ from ccstate.handoff import facts as handoff_facts
 from ccstate.handoff import index as handoff
 from ccstate.handoff import passed as handoff_passed
 from ccstate.handoff.scan import Scan, iter_numbered
+from ccstate.secrets import redact
 from ccstate.transcript import Deadline
 
 SCAN_SECONDS = 20.0  # the CLI's; a hook's scan ends at its share of the hook's budget (#37)

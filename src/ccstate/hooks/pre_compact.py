@@ -37,10 +37,10 @@ def _steer(
     if inp.agent_id:  # a subagent's own compaction: its reminder would reach the main thread
         return "", {"steer": "not for a subagent"}
     try:
-        from ccstate import redact
         from ccstate.compaction import steer
         from ccstate.compaction import store as compaction_store
         from ccstate.decisions import capsule as decisions
+        from ccstate.secrets import redact
 
         active, problem = decisions.active_decisions(env.project, env.state)
         if problem:

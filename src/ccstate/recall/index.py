@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ccstate import redact, store
+from ccstate import store
 from ccstate.errors import CcstateError
 from ccstate.recall.extract import Extracted, Job, extract
 from ccstate.recall.extract import load as load_extractor
 from ccstate.recall.sources import Source
 from ccstate.recall.text import TOKENIZER
+from ccstate.secrets import redact
 
 SCHEMA_VERSION = 1
 # What `moments` makes of a source: each source's stamp (`head`) carries it, and a source

@@ -29,10 +29,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ccstate import redact
 from ccstate.handoff.scan import REJECTED, block_text, problem_key, user_prompt
 from ccstate.recall import facts
 from ccstate.recall.text import clip, head_tail
+from ccstate.secrets import redact
 from ccstate.transcript import message_content
 
 PROMPT_CAP = 2000

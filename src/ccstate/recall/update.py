@@ -15,10 +15,10 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from ccstate import redact
 from ccstate.config import Config
 from ccstate.errors import CcstateError
 from ccstate.recall import index, sources
+from ccstate.secrets import redact
 from ccstate.transcript import subagent_transcripts
 
 MIN_SECONDS = 0.5  # less than this left: skip (the next update catches up)

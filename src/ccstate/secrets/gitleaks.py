@@ -188,8 +188,9 @@ class Rule:
 # `\b` sees no boundary (`\nAIza…`: `n` and `A` are both word characters). So a rule's end group
 # (a last group of classes and anchors) takes those endings too, `,` and `.` only when another
 # ending follows them (in `video_box.ico-<hex>.png` or a cut `ops_eyJ…..[Redacted]` they end
-# nothing: gitleaks' false positives stay as they are, tests/test_gitleaks.py), and a rule that
-# starts at `\b` or at a start group may also start after an escape or an opening mark.
+# nothing: gitleaks' false positives stay as they are, tests/secrets/test_gitleaks.py), and a
+# rule that starts at `\b` or at a start group may also start after an escape or an opening
+# mark.
 _ESCAPE = r"""\\[nrt"]"""  # a JSON-escaped newline, return, tab or quote
 _ENDING = r"""[\s\x60'"<>)\]|;]|""" + _ESCAPE + "|$"
 TRANSCRIPT_END = r"""[\x60'"<>)\]|]|""" + _ESCAPE + r"|[.,](?=" + _ENDING + ")"

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from ccstate import clues, gitleaks
+    from ccstate.secrets import clues, gitleaks
 
 MARK = "[REDACTED:{}]"
 _B64 = r"A-Za-z0-9+/"
@@ -415,7 +415,7 @@ def _rules() -> list[_Rule]:
 def _gitleaks_rules() -> list[_Rule]:
     """gitleaks' rule set (D14): each rule finds its secrets itself (`gitleaks.Rule`); its
     pattern here matches nothing, so the prefilter knows a rule only by its keywords."""
-    from ccstate import gitleaks
+    from ccstate.secrets import gitleaks
 
     out = []
     for found in gitleaks.rules():
@@ -429,7 +429,7 @@ _NOTHING = re.compile("(?!)")
 
 
 def _needs(rule: _Rule) -> tuple[clues.Need, ...]:
-    from ccstate import clues
+    from ccstate.secrets import clues
 
     if rule.finder is not None:
         keywords = rule.finder.keywords
@@ -439,7 +439,7 @@ def _needs(rule: _Rule) -> tuple[clues.Need, ...]:
 
 def _prefilter() -> clues.Prefilter:
     if not _prefilters or _prefilters[0][0] is not _compiled[0]:
-        from ccstate import clues
+        from ccstate.secrets import clues
 
         rules = _rules()
         gates = [_needs(r) for r in rules]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
+from ccstate.secrets import redact
 
 # Secrets are assembled at run time so this file itself trips no secret scanner.
 AWS = "AKIA" + "Q7X2M4N6P8R1T3V5"
@@ -117,7 +117,7 @@ def test_detect_secrets_rules_are_cached_so_hooks_do_not_import_it(tmp_path: Pat
     from helpers import hook_env
 
     code = (
-        "import sys; from ccstate import redact; "
+        "import sys; from ccstate.secrets import redact; "
         "print(len(redact._maintained_rules()), 'detect_secrets' in sys.modules)"
     )
     env = hook_env(HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"))

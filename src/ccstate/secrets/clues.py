@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Non-ASCII characters that `re.IGNORECASE` matches with an ASCII letter (KELVIN SIGN with k,
-# LATIN SMALL LETTER LONG S with s, the dotted and dotless i): tests/test_clues.py checks the
-# list against every code point.
+# LATIN SMALL LETTER LONG S with s, the dotted and dotless i): tests/secrets/test_clues.py
+# checks the list against every code point.
 FOLDS_TO_ASCII = "\u212a\u017f\u0130\u0131"
 MAX_STRINGS = 64  # strings one need may hold (alternatives multiply along a sequence)
 MAX_NEEDS = 3  # needs kept per pattern: the most telling ones
@@ -405,7 +405,7 @@ class Prefilter:
         encoded = text.encode("ascii", "replace")
         # folded needs are looked for in the lower-cased text; where the text holds one of
         # FOLDS_TO_ASCII, they are taken as held (None). No other character lower-cases to
-        # ASCII (tests/test_clues.py), so a string in text.lower() is in ascii.lower().
+        # ASCII (tests/secrets/test_clues.py), so a string in text.lower() is in ascii.lower().
         ascii_ = text if plain else encoded.decode("ascii")
         exact = plain or not any(c in text for c in FOLDS_TO_ASCII)
         lower = ascii_.lower() if exact else None

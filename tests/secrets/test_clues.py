@@ -11,11 +11,11 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_redact import AWS, GITHUB, GITHUB_PAT, JWT, OPENAI, PEM, SLACK
 
-from ccstate import clues, redact
+from ccstate.secrets import clues, redact
 from helpers import PUBLIC, REPO
 from secrets_corpus import KINDS, ORDINARY
-from test_redact import AWS, GITHUB, GITHUB_PAT, JWT, OPENAI, PEM, SLACK
 
 # CLUES_EXAMPLES=20000 for a longer search (the CI runs 400 per property)
 EXAMPLES_N = int(os.environ.get("CLUES_EXAMPLES", "400"))
