@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from ccstate.secrets import clues, gitleaks
+    from ccstate.secrets import clues, gitleaks, needs
 
 MARK = "[REDACTED:{}]"
 _B64 = r"A-Za-z0-9+/"
@@ -261,7 +261,7 @@ class Redactor:
 
 def apply_rules(text: str, *, every_rule: bool = False) -> str:
     """Rules 2 to 4 over `text`, in order. A rule runs only where the text as it stands holds
-    what the rule needs (`clues.needs`: `sk-ant-`, `AKIA`, a secret word before `=`): without
+    what the rule needs (`needs.needs`: `sk-ant-`, `AKIA`, a secret word before `=`): without
     it the rule cannot match, so skipping it changes nothing. `every_rule` runs them all (the
     tests check both give the same text). gitleaks' rules come first and, as in gitleaks, all
     look at the same text: their secrets are merged, then marked (`_apply_gitleaks`)."""
@@ -356,7 +356,7 @@ class _Rule:
 
 def _folds_to_ascii(text: str) -> bool:
     """Does `text` hold a character that `(?i)` matches with an ASCII letter, or that lower-
-    cases to one (`clues.FOLDS_TO_ASCII`)? Without one, `(?i)` on ASCII letters is lower()."""
+    cases to one (`needs.FOLDS_TO_ASCII`)? Without one, `(?i)` on ASCII letters is lower()."""
     return "\u212a" in text or "\u017f" in text or "\u0130" in text or "\u0131" in text
 
 
@@ -428,13 +428,13 @@ def _gitleaks_rules() -> list[_Rule]:
 _NOTHING = re.compile("(?!)")
 
 
-def _needs(rule: _Rule) -> tuple[clues.Need, ...]:
-    from ccstate.secrets import clues
+def _needs(rule: _Rule) -> tuple[needs.Need, ...]:
+    from ccstate.secrets import needs
 
     if rule.finder is not None:
         keywords = rule.finder.keywords
-        return (clues.Need(frozenset(keywords), folded=True),) if keywords else ()
-    return clues.needs(rule.gate) if rule.gate is not None else ()
+        return (needs.Need(frozenset(keywords), folded=True),) if keywords else ()
+    return needs.needs(rule.gate) if rule.gate is not None else ()
 
 
 def _prefilter() -> clues.Prefilter:
