@@ -195,15 +195,17 @@ def _hide_env_values(project: StrPath, lines: list[str]) -> list[str]:
     start pays for no pathlib import and no glob."""
     import fnmatch
 
-    from ccstate.secrets import redact
+    from ccstate.secrets import envfile
 
     try:
-        candidates = fnmatch.filter(os.listdir(project), redact.ENV_FILE_GLOB)
+        candidates = fnmatch.filter(os.listdir(project), envfile.ENV_FILE_GLOB)
     except OSError:
         candidates = [""]  # cannot tell: let redact look
     if not candidates:
         return lines
     from pathlib import Path
+
+    from ccstate.secrets import redact
 
     literals_only = redact.for_project(Path(project), patterns=False)
     return [literals_only.redact(line) for line in lines]
