@@ -69,7 +69,7 @@ def ccstate_sessions(data: Any) -> dict[tuple[str, str], dict[str, Any]]:
 
 def alternatives(files: list[str]) -> dict[str, dict[str, int]]:
     """The session's tokens under other accounting rules, to name the one ccusage used."""
-    from ccstate import transcript
+    from ccstate.transcript import lines as transcript
 
     rules: dict[str, dict[str, Any]] = {
         "every assistant record summed": defaultdict(int),

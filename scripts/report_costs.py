@@ -29,8 +29,8 @@ from typing import Any, TypedDict
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from ccstate import transcript  # noqa: E402
 from ccstate.report import usage  # noqa: E402
+from ccstate.transcript import runs as transcript  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "transcripts" / "public"
 

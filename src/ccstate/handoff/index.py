@@ -120,9 +120,9 @@ def known_sessions(state: str | os.PathLike[str]) -> set[str]:
 def match_known(state: str | os.PathLike[str], given: str) -> str:
     """The full id of the known session `given` starts (CcstateError when several); `given`
     itself when it matches none (a session that has neither handoff nor start record)."""
-    from ccstate import transcript
+    from ccstate.transcript.sessions import match_session
 
-    return transcript.match_session(given, known_sessions(state)) or given
+    return match_session(given, known_sessions(state)) or given
 
 
 def valid_entry(entry: Any) -> bool:

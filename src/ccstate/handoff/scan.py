@@ -25,7 +25,8 @@ from typing import Any
 from ccstate.handoff import checks
 from ccstate.handoff.checks import Check
 from ccstate.secrets.redact import CUT_SLACK
-from ccstate.transcript import iter_lines, message_content
+from ccstate.transcript.content import message_content
+from ccstate.transcript.lines import iter_lines
 
 TEXT_CAP = 4000  # characters of any one prompt, command or output a handoff looks at
 KEEP = TEXT_CAP + CUT_SLACK  # characters kept raw: redaction sees a secret at the cap whole

@@ -28,7 +28,7 @@ from ccstate.handoff import index as handoff
 from ccstate.handoff import passed as handoff_passed
 from ccstate.handoff.scan import Scan, iter_numbered
 from ccstate.secrets import redact
-from ccstate.transcript import Deadline
+from ccstate.transcript.lines import Deadline
 
 SCAN_SECONDS = 20.0  # the CLI's; a hook's scan ends at its share of the hook's budget (#37)
 SCAN_STOPPED = "transcript scan"  # how the note of a scan its deadline stopped starts

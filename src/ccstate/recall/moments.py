@@ -33,7 +33,7 @@ from ccstate.handoff.scan import REJECTED, block_text, problem_key, user_prompt
 from ccstate.recall import facts
 from ccstate.recall.text import clip, head_tail
 from ccstate.secrets import redact
-from ccstate.transcript import message_content
+from ccstate.transcript.content import message_content
 
 PROMPT_CAP = 2000
 ANSWER_CAP = 2000

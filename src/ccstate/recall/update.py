@@ -19,7 +19,7 @@ from ccstate.config import Config
 from ccstate.errors import CcstateError
 from ccstate.recall import index, sources
 from ccstate.secrets import redact
-from ccstate.transcript import subagent_transcripts
+from ccstate.transcript.sessions import subagent_transcripts
 
 MIN_SECONDS = 0.5  # less than this left: skip (the next update catches up)
 NO_TIME = "skipped: no time left in the hook"

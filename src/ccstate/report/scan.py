@@ -13,8 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ccstate import paths, transcript
+from ccstate import paths
 from ccstate.errors import CcstateError
+from ccstate.transcript.runs import fast_loads
+from ccstate.transcript.sessions import session_transcripts, subagent_transcripts
 
 if TYPE_CHECKING:
     from ccstate.report import scan_cache, summary, usage
@@ -60,7 +62,7 @@ def select_transcripts(
         found = [f for g in given for f in (_in_dir(g) if g.is_dir() else _with_subagents(g))]
     elif session_id:  # a full id, or its start as ccstate prints it
         pattern = f"*/{glob.escape(session_id)}*.jsonl"
-        mains = transcript.session_transcripts(session_id, projects.glob(pattern))
+        mains = session_transcripts(session_id, projects.glob(pattern))
         found = [f for m in mains for f in _with_subagents(m)]
         if not found:
             raise CcstateError(f"No transcript for session {session_id} under {projects}")
@@ -85,7 +87,7 @@ def _in_dir(folder: Path) -> list[Path]:
 
 
 def _with_subagents(main: Path) -> list[Path]:
-    return [main, *transcript.subagent_transcripts(main)]
+    return [main, *subagent_transcripts(main)]
 
 
 def scan_all(
@@ -184,7 +186,7 @@ def _fan_out(
     `jobs` or `auto_workers` asks for, the progress bar told of each item done."""
     from ccstate import fanout
 
-    transcript.fast_loads()  # import the decoder once, before any fork
+    fast_loads()  # import the decoder once, before any fork
     bar = (progress or _Silent)(len(todo), sum(sizes))
     try:  # the bar's thread starts after the forks: forking a threaded process can deadlock
         return fanout.fan_out(
