@@ -3,7 +3,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ccstate.transcript import content as _content
 from ccstate.transcript import lines as _lines
 from ccstate.transcript import runs as _runs
 
@@ -16,15 +15,6 @@ def test_streams_objects_and_skips_partial_and_odd_lines(tmp_path: Path) -> None
     got = list(_lines.iter_records(path, stats))
     assert got == rows
     assert (stats.records, stats.skipped, stats.skipped_lines) == (2, 2, [4, 5])
-
-
-def test_message_content_normalises_strings_and_lists() -> None:
-    assert _content.message_content({"message": {"content": "x"}}) == [
-        {"type": "text", "text": "x"}
-    ]
-    blocks = [{"type": "tool_use", "id": "t"}, "junk"]
-    assert _content.message_content({"message": {"content": blocks}}) == [blocks[0]]
-    assert _content.message_content({"type": "system"}) == []
 
 
 def test_a_deeply_nested_line_is_skipped_not_fatal(tmp_path: Path) -> None:
@@ -44,8 +34,6 @@ import os as _os  # noqa: E402
 import time as _time  # noqa: E402
 
 import pytest as _pytest  # noqa: E402
-
-from ccstate.handoff import scan as _scan  # noqa: E402
 
 _RECORD = _json.dumps({"type": "user", "message": {"role": "user", "content": "hi"}})
 
@@ -70,7 +58,7 @@ def test_every_reader_skips_over_long_lines_unread(tmp_path, monkeypatch, reader
     elif reader == "light":
         got = list(_runs.iter_light_records(path, stats, max_line=4096))
     else:
-        got = [r for _n, r in _scan.iter_numbered(path)]
+        got = [r for _n, r in _lines.iter_numbered(path)]
     assert [r["message"]["content"] for r in got] == ["hi", "hi"]
     if reader != "numbered":
         assert (stats.lines, stats.too_long) == (4, 2)
@@ -88,7 +76,7 @@ def test_a_deadline_stops_the_handoff_scan(tmp_path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text((_RECORD + "\n") * 100)
     with _pytest.raises(_lines.Deadline):
-        list(_scan.iter_numbered(path, deadline=_time.monotonic() - 1))
+        list(_lines.iter_numbered(path, deadline=_time.monotonic() - 1))
     stats = _lines.ReadStats()
     assert list(_lines.iter_records(path, stats, deadline=_time.monotonic() - 1)) == []
     assert stats.stopped.startswith("stopped at line 0")
@@ -224,7 +212,7 @@ def test_lines_that_hold_no_object_are_passed_over_and_numbered(tmp_path) -> Non
     assert [n for n, _line in every] == list(range(1, 10))
     passed = [(n, bytes(line)) for n, line in _lines.iter_lines(path, objects_only=True)]
     assert passed == [(n, line) for n, line in every if n in (2, 5, 7, 8, 9)]
-    assert [n for n, _r in _scan.iter_numbered(path)] == [2, 5, 7, 9]
+    assert [n for n, _r in _lines.iter_numbered(path)] == [2, 5, 7, 9]
 
 
 def test_a_deadline_fires_on_lines_that_hold_no_record(tmp_path) -> None:
@@ -238,7 +226,7 @@ def test_a_deadline_fires_on_lines_that_hold_no_record(tmp_path) -> None:
         deadline = started + 0.05
         if read == "numbered":
             with _pytest.raises(_lines.Deadline, match=r"stopped at line [1-9]"):
-                list(_scan.iter_numbered(path, deadline))
+                list(_lines.iter_numbered(path, deadline))
         elif read == "records":
             assert list(_lines.iter_records(path, stats, deadline=deadline)) == []
         else:

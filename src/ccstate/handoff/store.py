@@ -26,9 +26,9 @@ from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import facts as handoff_facts
 from ccstate.handoff import index as handoff
 from ccstate.handoff import passed as handoff_passed
-from ccstate.handoff.scan import Scan, iter_numbered
+from ccstate.handoff.scan import Scan
 from ccstate.secrets import redact
-from ccstate.transcript.lines import Deadline
+from ccstate.transcript.lines import Deadline, iter_numbered
 
 SCAN_SECONDS = 20.0  # the CLI's; a hook's scan ends at its share of the hook's budget (#37)
 SCAN_STOPPED = "transcript scan"  # how the note of a scan its deadline stopped starts

@@ -175,3 +175,22 @@ def tally(stats: ReadStats, number: int, record: Any) -> dict[str, Any] | None:
         return None
     stats.records += 1
     return record
+
+
+def iter_numbered(
+    path: Path, deadline: float | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each JSON object line of `path`; odd lines are skipped.
+
+    Bounded (#12, #37): a regular file only, read up to its size when opened, lines over
+    `MAX_LINE_BYTES` skipped unread, lines that hold no object passed over in bulk,
+    `Deadline` raised past `deadline` (checked on lines and bytes read). Plain
+    `json.loads` per line: about 0.5 s for 57 MB here, far inside SessionEnd's 30 s.
+    """
+    for number, line in iter_lines(path, deadline=deadline, objects_only=True):
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):  # a partial line; nesting no transcript has
+            continue
+        if isinstance(record, dict):
+            yield number, record
