@@ -172,7 +172,7 @@ def hot_group(tmp: Path, args: argparse.Namespace, fixtures: dict[str, object]) 
 def check_unregistered(event: str) -> None:
     """Stop the bench if `event` is registered after all (project hooks or the plugin's)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from ccstate import wiring
+    from ccstate.install import wiring
 
     plugin = json.loads((ROOT / "hooks" / "hooks.json").read_text(encoding="utf-8"))
     if any(e == event for e, _m, _t in wiring.HOOK_SPECS) or event in plugin.get("hooks", {}):

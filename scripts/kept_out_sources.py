@@ -30,9 +30,9 @@ sys.path.insert(0, str(REPO / "src"))
 from claude_runner import PACKAGE, run_claude, transcript_path  # noqa: E402
 from fake_api import FakeAnthropic, text, tool_use  # noqa: E402
 
+from ccstate.install.wiring import TESTED_CLAUDE  # noqa: E402
 from ccstate.moments.kept import session_kept  # noqa: E402
 from ccstate.report.applied import kept_out_as_applied  # noqa: E402
-from ccstate.wiring import TESTED_CLAUDE  # noqa: E402
 
 
 def main() -> int:

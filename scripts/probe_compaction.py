@@ -31,7 +31,7 @@ sys.path[:0] = [str(REPO / "tests" / "e2e"), str(REPO / "src")]
 import claude_runner  # noqa: E402
 from fake_api import FakeAnthropic, find_text, last_user_text, text, tool_use  # noqa: E402
 
-from ccstate.wiring import TESTED_CLAUDE  # noqa: E402
+from ccstate.install.wiring import TESTED_CLAUDE  # noqa: E402
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "PostCompact", "PostToolUse")
 SUMMARY = "<analysis>probe analysis</analysis>\n<summary>PROBE-SUMMARY</summary>"

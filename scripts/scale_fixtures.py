@@ -393,7 +393,7 @@ def make_plugin_data(folder: Path, python: str) -> Path:
     site = next((venv / "lib").glob("python3.*/site-packages"))
     (site / "bench-deps.pth").write_text(theirs + "\n", encoding="utf-8")
     code = (
-        "import json, sys; from pathlib import Path; from ccstate import bootstrap;"
+        "import json, sys; from pathlib import Path; from ccstate.install import bootstrap;"
         "print(json.dumps(bootstrap.ready_marker(Path(sys.argv[1]), Path(sys.argv[2]))))"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}

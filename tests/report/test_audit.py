@@ -173,7 +173,7 @@ def test_hook_tax_per_command_and_ccstates_share() -> None:
 
 
 def test_ccstates_own_hook_commands_are_recognised() -> None:
-    from ccstate import wiring
+    from ccstate.install import wiring
 
     assert hooktax.is_ccstate(wiring.PLUGIN_COMMAND + "PostToolUse")
     assert hooktax.is_ccstate("/venv/bin/ccstate-hook PreToolUse")

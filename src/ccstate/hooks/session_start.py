@@ -128,7 +128,7 @@ def _venv_notice(env: HookEnv) -> str:
     root, data = env.plugin_root, env.plugin_data
     if root is None or data is None:
         return ""
-    from ccstate import bootstrap
+    from ccstate.install import bootstrap
 
     state = bootstrap.check(root, data)
     if state.status == "missing":
