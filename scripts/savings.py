@@ -41,7 +41,8 @@ def measure(corpus: Path, jobs: int | None = None) -> dict[str, Any]:
     from ccstate.ledger import replay
     from ccstate.outputs import core as outputs
     from ccstate.outputs import replay as outputs_replay
-    from ccstate.report import pricing, summary, usage
+    from ccstate.report import builder as summary
+    from ccstate.report import pricing, usage
 
     files = replay.transcript_files([corpus])
     opts = outputs.Options()

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from ccstate.cli import cli
-from ccstate.report import pricing, usage
+from ccstate.report import builder, pricing, usage
 from ccstate.report import summary as report
 from ccstate.transcript import runs, sessions
 from ccstate.transcript.lines import ReadStats, iter_records
@@ -40,7 +40,7 @@ def invoke(*args: str) -> tuple[int, str, str]:
 def scan_case(name: str) -> report.Report:
     target = FIXTURES / name
     files = sorted(target.rglob("*.jsonl")) if target.is_dir() else [target]
-    return report.build_report([usage.scan_file(f) for f in files], pricing.load_pricing())
+    return builder.build_report([usage.scan_file(f) for f in files], pricing.load_pricing())
 
 
 # --------------------------------------------------------------------------- golden reports
@@ -108,7 +108,7 @@ def test_a_response_in_two_files_counts_once(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_text(source)
     (tmp_path / "b.jsonl").write_text(source)  # e.g. a resumed 1.0.x session copies records
     scans = [usage.scan_file(tmp_path / n) for n in ("a.jsonl", "b.jsonl")]
-    result = report.build_report(scans, pricing.load_pricing())
+    result = builder.build_report(scans, pricing.load_pricing())
     assert result.total.tokens.calls == 3 and result.cross_file_duplicates == 3
 
 
