@@ -97,16 +97,16 @@ def begin_epoch(event: str, text: str, environ: Mapping[str, str]) -> None:
     Standard library only; never raises (the handler does it again and logs problems)."""
     try:
         inp = hookio.parse(event, text)
-        from ccstate.ledger import store as ledger_store
+        from ccstate.ledger import lifecycle as ledger_lifecycle
 
-        reason = ledger_store.epoch_reason(event, inp.source)
+        reason = ledger_lifecycle.epoch_reason(event, inp.source)
         if not reason:
             return
         project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
         if paths.is_filesystem_root(project):
             return
         state = paths.state_dir_str(project, environ)
-        ledger_store.start_session_epoch(state, inp.session_id, reason, now=time.time())
+        ledger_lifecycle.start_session_epoch(state, inp.session_id, reason, now=time.time())
     except Exception:
         return
 

@@ -74,9 +74,9 @@ def _log(env: HookEnv, line: str) -> None:
 
 def _ledger_epoch(inp: HookInput, env: HookEnv) -> dict[str, object]:
     """The context is about to be summarised: the read ledger forgets what it held (#3)."""
-    from ccstate.ledger import store as ledger_store
+    from ccstate.ledger import lifecycle as ledger_lifecycle
 
-    return ledger_store.on_lifecycle(
+    return ledger_lifecycle.on_lifecycle(
         env.state,
         "PreCompact",
         inp.session_id,
