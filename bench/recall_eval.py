@@ -68,7 +68,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from ccstate import tokens  # noqa: E402
 from ccstate.config import defaults  # noqa: E402
-from ccstate.recall import confidence, embed, index, render, search, sources  # noqa: E402
+from ccstate.recall import confidence, embed, index, render, search, sources, writer  # noqa: E402
 from ccstate.recall.text import fts_phrase, query_terms  # noqa: E402
 from ccstate.secrets import redact  # noqa: E402
 
@@ -458,7 +458,7 @@ def build(corpus: Path, work: Path, model: str) -> tuple[sqlite3.Connection, lis
     files = lay_out(corpus, work / "projects")
     con = index.connect(work / "state")
     started = time.monotonic()
-    report = index.update(
+    report = writer.update(
         con,
         [sources.transcript_source(f) for f in files],
         redactor=redact.Redactor(),

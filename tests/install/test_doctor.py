@@ -11,7 +11,7 @@ import pytest
 
 from ccstate import paths
 from ccstate.install import doctor, wiring
-from ccstate.recall import index, sources
+from ccstate.recall import index, sources, writer
 from ccstate.secrets import redact
 from helpers import REPO, prompt_record, tool_result_record, tool_use_record, write_jsonl
 
@@ -93,7 +93,7 @@ def build(project: Path) -> Path:
         tool_result_record("t1", "Exit code 2\nerror: missing header", True),
     ]
     con = index.connect(state)
-    index.update(
+    writer.update(
         con,
         [sources.transcript_source(write_jsonl(project / "t" / "s1.jsonl", records))],
         redactor=redact.Redactor(),
