@@ -81,6 +81,10 @@ def claude_env(
         DISABLE_TELEMETRY="1",
         DISABLE_AUTOUPDATER="1",
         DISABLE_ERROR_REPORTING="1",
+        # The code index's detached worker (#41) outlives the session by design: a test that
+        # then removes or copies `.ccstate/` would race it. On only where a test asks for it
+        # (tests/e2e/test_find.py).
+        CCSTATE_FIND="0",
     )
     env.update(env_extra or {})
     return env
