@@ -38,7 +38,7 @@ PYTHON = re.compile(r"""^["']?(\S*/)?python3?(\.\d+)?["']?$|^["']?\$\{?python\}?
 # Paths the quotes may name that live in this repository (anything else may be an output,
 # a placeholder or outside the checkout: ../shared, /tmp, ~).
 REPO_PATH = re.compile(r"^(bench|scripts|tests|docs|src|hooks)/\S*[\w*]$")
-SCRIPT_PATH = re.compile(r"(?<![\w./-])((?:bench|scripts)/[\w./-]*\w\.(?:py|sh|json))(?![\w/])")
+SCRIPT_PATH = re.compile(r"(?<![\w./:-])((?:bench|scripts)/[\w./-]*\w\.(?:py|sh|json))(?![\w/])")
 
 
 # -- where the documents quote code ---------------------------------------------------------
@@ -262,6 +262,7 @@ def test_a_dangling_quote_is_reported(text: str, problem: str) -> None:
         '`ccstate recall "QUESTION" --no-update`, `ccstate handoff note TEXT`, `ccstate --version`',
         "```text\nccstate hook benchmark\n```",
         "`python -c pass`, `python -m ccstate.hooks PostToolUse`, `/ccstate:recall`",
+        "a deleted probe: `git show 3d58b1b:scripts/probe_compaction.py`",
     ],
 )
 def test_a_resolving_quote_is_not_reported(text: str) -> None:
