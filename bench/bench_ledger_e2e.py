@@ -9,8 +9,8 @@ requests (main thread and subagent). Issue #3 asks for >= 25 % fewer with ccstat
 the exit status is 1 when that does not hold.
 
 Example:
-    python scripts/bench_ledger_e2e.py
-    python scripts/bench_ledger_e2e.py --json
+    python bench/bench_ledger_e2e.py
+    python bench/bench_ledger_e2e.py --json
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ Counts come from ccstate.tokens (tiktoken's offline cl100k_base, an estimate of
 Claude's tokenizer).
 
 Example:
-    python scripts/decision_tokens.py                      # the test fixture
-    python scripts/decision_tokens.py path/to/DECISIONS.md
+    python bench/decision_tokens.py                      # the test fixture
+    python bench/decision_tokens.py path/to/DECISIONS.md
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ Claude Code's own "file unchanged" answers (older versions) are shown apart: the
 saving, not ccstate's. Transcripts are read, never written; the default corpora are the
 shared ones beside the repository (../shared/transcripts/public and modern).
 
-    python scripts/savings.py                       # both shared corpora
-    python scripts/savings.py --corpus ~/.claude/projects/-home-me-app --json
+    python bench/savings.py                       # both shared corpora
+    python bench/savings.py --corpus ~/.claude/projects/-home-me-app --json
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ One venv per source tree: it lives under `~/.cache/ccstate-bench/plain-<key>/ven
 key hashes the interpreter and every file install.sh copies (the top-level files and `src/`),
 so an edit to the tree builds a fresh one and an unchanged tree reuses it. Standard library.
 
-    python scripts/plain_venv.py            # build (or find) it, print its python
-    python scripts/plain_venv.py --root /tmp/main-tree
+    python bench/plain_venv.py            # build (or find) it, print its python
+    python bench/plain_venv.py --root /tmp/main-tree
 """
 
 from __future__ import annotations

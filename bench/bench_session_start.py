@@ -11,8 +11,8 @@ sources, interleaved with a `python -c pass` baseline. Standard library only.
 Not a test: run it by hand on an idle machine.
 
 Example:
-    python scripts/bench_session_start.py
-    python scripts/bench_session_start.py --runs 60 --commits 10000 --json
+    python bench/bench_session_start.py
+    python bench/bench_session_start.py --runs 60 --commits 10000 --json
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ with the interpreter that has ccstate installed (its bin dir gives claude `ccsta
 `ccstate-statusline`):
 
     python="$(bash scripts/test.sh --venv)/bin/python"
-    "$python" scripts/statusline_screenshot.py docs/img/statusline.png
+    "$python" scripts/generate/statusline_screenshot.py docs/img/statusline.png
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "e2e"))  # the e2e harness, imported by path
 sys.path.insert(0, str(REPO / "src"))
 

@@ -10,8 +10,8 @@ a comma or full stop after it, JSON-escaped newlines or tabs around it) and JSON
 (tests/secrets_corpus.py). docs/RELIABILITY.md quotes it, for this branch and for main
 (`git archive main | tar -x -C /tmp/main`, then `PYTHONPATH=/tmp/main/src`):
 
-    python scripts/secret_endings.py
-    PYTHONPATH=/tmp/main/src python scripts/secret_endings.py
+    python bench/secret_endings.py
+    PYTHONPATH=/tmp/main/src python bench/secret_endings.py
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "tests"), str(REPO / "scripts")]
+sys.path[:0] = [str(REPO / "tests"), str(REPO / "scripts" / "generate")]
 sys.path.append(str(REPO / "src"))  # last: a ccstate on PYTHONPATH or installed comes first
 
 from ccstate import redact  # noqa: E402

@@ -15,9 +15,9 @@ Not a test: run it by hand before a release, or when a hook grows.
 measured side by side rather than on two different days.
 
 Example:
-    python scripts/bench_hooks.py --runs 40
-    python scripts/bench_hooks.py --json > bench.json
-    python scripts/bench_hooks.py --against HEAD~3      # this tree vs three commits ago
+    python bench/bench_hooks.py --runs 40
+    python bench/bench_hooks.py --json > bench.json
+    python bench/bench_hooks.py --against HEAD~3      # this tree vs three commits ago
 """
 
 from __future__ import annotations
