@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from ccstate import paths, tokens
+from ccstate.decisions import capsule
 from ccstate.decisions import log as decisions
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +45,7 @@ def main(argv: list[str]) -> int:
         total_titled += titled
         print(f"{d.id:<5} {restated:>8} {cited:>6} {titled:>6}  {d.title}")
     print(f"{'all':<5} {total_restated:>8} {total_cited:>6} {total_titled:>6}")
-    index = "\n".join(decisions.capsule_lines(log, 10))
+    index = "\n".join(capsule.capsule_lines(capsule.summarize(log), 10))
     index_tokens, ok4 = tokens.count_tokens(index)
     print(f"capsule decision index: {index_tokens} tokens, {len(index)} chars")
     print("tokenizer: " + ("cl100k_base (offline)" if exact and ok4 else "estimate chars/4"))
