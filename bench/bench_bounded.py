@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Time and peak memory of the session-boundary hooks on transcripts built to hurt (#37).
 
+Makes issue #37's time and memory figures; docs/RELIABILITY.md quotes them.
+
 SessionStart (a resume, which reads the transcript for its warning), PreCompact, SessionEnd and
 Stop run as Claude Code runs them (one process, the payload on stdin) on four transcripts:
 

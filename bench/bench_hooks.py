@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Time each ccstate hook process against a bare interpreter start (standard library only).
 
+Makes the hook latency ratios README.md's Performance table and docs/BENCHMARKS.md quote.
+
 Every row runs as its own process, the way Claude Code runs a hook: a realistic
 payload on stdin, in a throwaway git project whose state lands in its own
 `.ccstate/` (CCSTATE_HOME is unset). Rows are interleaved round by round, so a

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What choosing the redaction rules costs recall, with and without the one-pass search (D13).
 
+Makes the prefilter's cost (D13) docs/RECALL.md and docs/RELIABILITY.md quote.
+
     python bench/bench_prefilter.py                 # ../shared/transcripts/public, 7 rounds
     python bench/bench_prefilter.py --corpus DIR --rounds 11
 

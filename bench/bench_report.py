@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Time `ccstate report` and ccusage side by side on the same corpus, in one run.
 
+Makes the report-vs-ccusage speed ratios README.md and docs/BENCHMARKS.md quote.
+
     python bench/bench_report.py                 # ../shared/transcripts/public, 21 rounds
     python bench/bench_report.py --rounds 15 --corpus DIR
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """How well the compaction advice's model predicts the compactions the corpora really hold.
 
+Makes the calibration docs/REPORT.md quotes ("Compaction advice"); its medians are
+report/compact_advice.py's defaults (tests/report/test_compact_advice.py).
+
     python bench/compaction_calibration.py                 # ../shared/transcripts/{public,modern}
     python bench/compaction_calibration.py --corpus DIR [--corpus DIR ...]
 

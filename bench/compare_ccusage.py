@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Compare `ccstate report` with ccusage, session by session, on the public corpus.
 
+Makes the parity README.md and docs/REPORT.md quote ("equal to ccusage").
+
     python bench/compare_ccusage.py               # ../shared/transcripts/public
     python bench/compare_ccusage.py --corpus modern   # ../shared/transcripts/modern (2.x)
     python bench/compare_ccusage.py --corpus DIR --json out.json

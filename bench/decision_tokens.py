@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Tokens spent restating each active decision vs citing it by ID (issue #5).
 
+Makes the restated-vs-cited figures README.md and docs/DECISIONS-FORMAT.md quote.
+
 "Restated" is what an agent writes when it repeats a decision: its title, context,
 decision and consequences. "Cited" is `D4 (DECISIONS.md)`; "+title" adds `: <title>`.
 Also prints what the SessionStart capsule's decision index costs for the file.

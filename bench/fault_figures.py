@@ -1,5 +1,7 @@
 """The figures of docs/RELIABILITY.md (issue #12), each from the code that the test suite runs.
 
+Makes docs/RELIABILITY.md's figures (CONTRIBUTING.md says when to run it).
+
     python bench/fault_figures.py                       # everything, default sizes
     python bench/fault_figures.py --sequences 200 --steps 40 --decide-rounds 5
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What ccstate leaves in full in recorded sessions, and why (#24): where savings could come from.
 
+Makes docs/OUTPUTS.md's "What stays in full" tables; README.md points to it.
+
 The same walk as `ccstate replay` and `bench/savings.py` (the hook's own decision code: the
 read ledger, shell-read notices, output digests), with every tool result followed on its own:
 its tokens, the later API calls of its context and epoch that carry it (token-turns), what

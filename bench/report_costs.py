@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What one copy of the corpus costs a cold `ccstate report`, phase by phase, in CPU time.
 
+Makes docs/BENCHMARKS.md's per-phase CPU table.
+
     python bench/report_costs.py                    # ../shared/transcripts/public, 7 rounds
     python bench/report_costs.py --corpus DIR --rounds 11
 

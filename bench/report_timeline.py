@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Where a cold `ccstate report` spends its time: start-up, imports, the parallel scan, output.
 
+Makes docs/BENCHMARKS.md's timeline of a first report.
+
     python bench/report_timeline.py                 # ../shared/transcripts/public, 11 runs
     python bench/report_timeline.py --runs 21 --corpus DIR --jobs 2
     python bench/report_timeline.py --projects WORK/home/.claude/projects   # a laid-out tree

@@ -1,5 +1,8 @@
 """Fixtures for bench/bench_scale.py (#14): a project's history, grown to the sizes users reach.
 
+Imported by bench/bench_scale.py and bench/bench_recall.py; docs/BENCHMARKS.md lists the
+history it builds.
+
 Each builder makes one kind of history through ccstate's own code, so the fixture has the shape
 the product writes today and keeps it when the formats change:
 

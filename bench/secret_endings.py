@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What the redactor does with gitleaks' samples where transcripts put them (#37).
 
+Makes issue #37's redaction figures docs/RELIABILITY.md quotes.
+
 Prints, for the `ccstate` on the path (this checkout's src/, or another's with PYTHONPATH):
 gitleaks' true positives redacted as they are and inside each of the wrappers a transcript
 puts around a secret (tests/gitleaks_corpus.py `WRAPPERS`: a tag, brackets, pipes, backticks,

@@ -1,10 +1,16 @@
-"""Every command README and docs/ quote resolves; every script path they name exists (#40.3).
+"""Every command README and docs/ quote resolves, and every script says what it is for (#40.3).
 
 - A quoted `python bench/x.py --opt`, `bash install.sh`, `pytest tests/...`: the file exists,
   and each `--option` of a Python script is one its source defines.
 - A quoted `ccstate SUB [SUB] --opt` (also `python -m ccstate ...`): the subcommand and each
   option exist, by click introspection of the real command tree.
-- Every path under bench/ or scripts/ the documents name exists.
+- Every path under bench/ or scripts/ the documents name exists (`<commit>:path` names a file
+  of that commit: a deleted probe).
+- Every script (bench/, scripts/, install.sh, .ci/run) starts with a docstring (a shell script:
+  its comment block) naming a document that names the script back, and is in
+  docs/ARCHITECTURE.md's table of scripts: what each makes, where it is quoted, what runs it.
+- Every name a Python script takes from ccstate exists: scripts run by hand, so a name src/
+  moves would otherwise break them unseen (bench/decision_tokens.py, from dc5fbd5 to f783172).
 
 "Quoted" is Markdown code: inline spans (also across lines of a paragraph), fenced blocks
 (except those marked as output: text, json, yaml, markdown) and indented lines that start with
@@ -13,10 +19,14 @@ a command. The first tests feed the checker a dangling quote of each kind, so it
 
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
 import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 import click
 import pytest
@@ -24,6 +34,7 @@ import pytest
 from ccstate.cli import cli, load_all_commands
 from helpers import REPO
 
+ARCHITECTURE = REPO / "docs" / "ARCHITECTURE.md"
 DOCUMENTS = sorted([REPO / "README.md", REPO / "CONTRIBUTING.md", *(REPO / "docs").rglob("*.md")])
 # Handoffs ccstate wrote for other projects, shown as examples: the paths are theirs.
 FOREIGN = {"handoff-example-spotter.md", "handoff-example-rust-port.md"}
@@ -38,6 +49,7 @@ PYTHON = re.compile(r"""^["']?(\S*/)?python3?(\.\d+)?["']?$|^["']?\$\{?python\}?
 # Paths the quotes may name that live in this repository (anything else may be an output,
 # a placeholder or outside the checkout: ../shared, /tmp, ~).
 REPO_PATH = re.compile(r"^(bench|scripts|tests|docs|src|hooks)/\S*[\w*]$")
+DOC_NAME = re.compile(r"(?<![\w/.-])(README(?:\.md)?|CONTRIBUTING\.md|(?:docs|tests)/[\w/.-]+\.md)")
 SCRIPT_PATH = re.compile(r"(?<![\w./:-])((?:bench|scripts)/[\w./-]*\w\.(?:py|sh|json))(?![\w/])")
 
 
@@ -276,3 +288,125 @@ def test_a_resolving_quote_is_not_reported(text: str) -> None:
 def test_every_quoted_command_resolves(document: Path) -> None:
     text = document.read_text(encoding="utf-8")
     assert problems_in(text, REPO, foreign=document.name in FOREIGN) == []
+
+
+# -- the scripts ----------------------------------------------------------------------------
+
+
+def scripts() -> list[Path]:
+    """Every script of the repository: bench/, scripts/ (any depth), install.sh, .ci/run."""
+    found = [*(REPO / "bench").rglob("*.py"), *(REPO / "scripts").rglob("*.py")]
+    found += [*(REPO / "scripts").rglob("*.sh"), REPO / "install.sh", REPO / ".ci" / "run"]
+    return sorted(p for p in found if "__pycache__" not in p.parts)
+
+
+SCRIPTS = scripts()
+
+
+def header(path: Path) -> str:
+    """A Python script's docstring, a shell script's leading comment block."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        return ast.get_docstring(ast.parse(text)) or ""
+    lines = text.splitlines()[1:] if text.startswith("#!") else text.splitlines()
+    block = []
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        block.append(line.lstrip("# "))
+    return "\n".join(block)
+
+
+def named_documents(text: str) -> set[Path]:
+    return {REPO / ("README.md" if m.startswith("README") else m) for m in DOC_NAME.findall(text)}
+
+
+def ccstate_uses(tree: ast.Module) -> Iterator[tuple[int, str, str | None]]:
+    """(line, module, name or None): each ccstate module a script imports, each name it takes
+    from one (`from ccstate.x import y`, and `alias.y` for an alias it never rebinds)."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "ccstate":
+                    yield node.lineno, alias.name, None
+                    aliases[alias.asname or ""] = alias.name
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "ccstate":
+            for alias in node.names:
+                yield node.lineno, str(node.module), alias.name
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    for name in rebound(tree):
+        aliases.pop(name, None)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+        ):
+            yield node.lineno, aliases[node.value.id], node.attr
+
+
+def rebound(tree: ast.Module) -> set[str]:
+    """Names a script assigns or takes as a parameter: not only the module it imported."""
+    names = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    }
+    return names | {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+
+
+def resolves(module: str, name: str | None) -> bool:
+    """`module` (or a name in a module: `ccstate.clues.Prefilter`) has `name`."""
+    try:
+        found: object = importlib.import_module(module)
+    except ImportError:
+        parent, _, attr = module.rpartition(".")
+        try:
+            found = getattr(importlib.import_module(parent), attr)
+        except (ImportError, AttributeError):
+            return False
+    if name is None or hasattr(found, name):
+        return True
+    package = isinstance(found, ModuleType) and hasattr(found, "__path__")
+    return package and importlib.util.find_spec(f"{module}.{name}") is not None
+
+
+def test_a_script_using_a_name_ccstate_no_longer_has_is_reported() -> None:
+    """What bench/decision_tokens.py did from dc5fbd5 on: an AttributeError when run."""
+    tree = ast.parse("from ccstate.decisions import log as decisions\ndecisions.capsule_lines(1)")
+    uses = list(ccstate_uses(tree))
+    assert (2, "ccstate.decisions.log", "capsule_lines") in uses
+    assert not resolves("ccstate.decisions.log", "capsule_lines")
+    assert resolves("ccstate.decisions.capsule", "capsule_lines")
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_script_names_a_document_that_names_it(script: Path) -> None:
+    relative = str(script.relative_to(REPO))
+    text = header(script)
+    assert text, f"{relative} has no docstring (what it makes, which document quotes it)"
+    named = named_documents(text)
+    assert named, f"{relative}'s docstring names no document (README.md, docs/X.md)"
+    back = [d for d in named if d.is_file() and relative in d.read_text(encoding="utf-8")]
+    assert back, (
+        f"{relative} names {sorted(str(d.relative_to(REPO)) for d in named)}: none names it"
+    )
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_script_is_in_the_architecture_table(script: Path) -> None:
+    assert f"`{script.relative_to(REPO)}`" in ARCHITECTURE.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "script", [p for p in SCRIPTS if p.suffix == ".py"], ids=lambda p: str(p.relative_to(REPO))
+)
+def test_every_ccstate_name_a_script_uses_exists(script: Path) -> None:
+    """Scripts run by hand: a name src/ moved or renamed breaks them here first, not on the
+    next maintainer's run."""
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    missing = [
+        f"line {line}: {module}" + (f" has no {name}" if name else " is gone")
+        for line, module, name in ccstate_uses(tree)
+        if not resolves(module, name)
+    ]
+    assert missing == []

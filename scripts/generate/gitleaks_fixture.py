@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """gitleaks' rule samples as ccstate's test fixture (tests/fixtures/gitleaks/, issue #23).
 
+Writes tests/fixtures/gitleaks/samples.json.gz; tests/fixtures/gitleaks/PROVENANCE.md says
+how it was made.
+
     python scripts/generate/gitleaks_fixture.py build DUMP.json --commit SHA  # samples.json.gz
     python scripts/generate/gitleaks_fixture.py show RULE_ID      # prints a rule's samples
     python scripts/generate/gitleaks_fixture.py stats             # counts

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """gitleaks' default rule set (its `config/gitleaks.toml`, MIT) as the JSON ccstate redacts with.
 
+Writes src/ccstate/gitleaks_rules.json; tests/fixtures/gitleaks/PROVENANCE.md names the
+gitleaks commit.
+
     python scripts/generate/gitleaks_rules.py GITLEAKS_TOML --commit SHA
     # writes src/ccstate/gitleaks_rules.json
 

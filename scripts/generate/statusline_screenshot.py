@@ -6,6 +6,9 @@
 shared with the simulator) has passed the 5-minute TTL; both rendered to one PNG by headless
 Chromium from an HTML page this script writes (ANSI SGR colours -> spans).
 
+Writes docs/img/statusline.png, the picture README.md shows; docs/MOMENTS.md says how to
+run it again.
+
 Needs tmux, libfaketime, chromium and the pinned CLI (scripts/test.sh installs it); run it
 with the interpreter that has ccstate installed (its bin dir gives claude `ccstate-hook` and
 `ccstate-statusline`):
