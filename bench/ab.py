@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """A/B bench: scripted sessions in the real Claude Code CLI, without and with ccstate.
 
+Makes README's A/B table (`--update-readme` writes it between its markers); docs/OUTPUTS.md
+and docs/RECALL.md quote its scenarios.
+
     python bench/ab.py                      # every scenario; a table on stdout
     python bench/ab.py --markdown           # the table as Markdown (README)
     python bench/ab.py -s edit-reread --keep /tmp/ab   # one scenario, keep HOMEs/transcripts

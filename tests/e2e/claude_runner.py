@@ -15,7 +15,7 @@ from typing import Any
 
 from ccstate.wiring import TESTED_CLAUDE
 
-# The version scripts (bench/ab.py, scripts/bench_ledger_e2e.py) run: the oldest supported.
+# The version scripts (bench/ab.py, bench/bench_ledger_e2e.py) run: the oldest supported.
 # The e2e suite runs on every version in TESTED_CLAUDE (tests/e2e/conftest.py).
 CLAUDE_VERSION = TESTED_CLAUDE[0]
 ALLOWED_TOOLS = "Read Edit Write Bash Agent"

@@ -96,11 +96,11 @@ def test_the_setting_is_the_window_that_compacts_at_the_threshold() -> None:
 
 @pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
 def test_the_defaults_are_the_calibration_medians() -> None:
-    """compact_advice.py's defaults are what scripts/compaction_calibration.py prints."""
+    """compact_advice.py's defaults are what bench/compaction_calibration.py prints."""
     result = subprocess.run(
         [
             sys.executable,
-            str(REPO / "scripts" / "compaction_calibration.py"),
+            str(REPO / "bench" / "compaction_calibration.py"),
             "--corpus",
             str(PUBLIC),
         ],

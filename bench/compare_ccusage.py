@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Compare `ccstate report` with ccusage, session by session, on the public corpus.
 
-    python scripts/compare_ccusage.py               # ../shared/transcripts/public
-    python scripts/compare_ccusage.py --corpus modern   # ../shared/transcripts/modern (2.x)
-    python scripts/compare_ccusage.py --corpus DIR --json out.json
+Makes the parity README.md and docs/REPORT.md quote ("equal to ccusage").
+
+    python bench/compare_ccusage.py               # ../shared/transcripts/public
+    python bench/compare_ccusage.py --corpus modern   # ../shared/transcripts/modern (2.x)
+    python bench/compare_ccusage.py --corpus DIR --json out.json
 
 Both read the same files laid out as `~/.claude/projects/<slug>/<session>.jsonl` (a temporary
 HOME). Token counts (input, cache write, cache read, output) must be equal for every session;

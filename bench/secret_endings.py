@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What the redactor does with gitleaks' samples where transcripts put them (#37).
 
+Makes issue #37's redaction figures docs/RELIABILITY.md quotes.
+
 Prints, for the `ccstate` on the path (this checkout's src/, or another's with PYTHONPATH):
 gitleaks' true positives redacted as they are and inside each of the wrappers a transcript
 puts around a secret (tests/gitleaks_corpus.py `WRAPPERS`: a tag, brackets, pipes, backticks,
@@ -10,8 +12,8 @@ a comma or full stop after it, JSON-escaped newlines or tabs around it) and JSON
 (tests/secrets_corpus.py). docs/RELIABILITY.md quotes it, for this branch and for main
 (`git archive main | tar -x -C /tmp/main`, then `PYTHONPATH=/tmp/main/src`):
 
-    python scripts/secret_endings.py
-    PYTHONPATH=/tmp/main/src python scripts/secret_endings.py
+    python bench/secret_endings.py
+    PYTHONPATH=/tmp/main/src python bench/secret_endings.py
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "tests"), str(REPO / "scripts")]
+sys.path[:0] = [str(REPO / "tests"), str(REPO / "scripts" / "generate")]
 sys.path.append(str(REPO / "src"))  # last: a ccstate on PYTHONPATH or installed comes first
 
 from ccstate import redact  # noqa: E402

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Where a cold `ccstate report` spends its time: start-up, imports, the parallel scan, output.
 
-    python scripts/report_timeline.py                 # ../shared/transcripts/public, 11 runs
-    python scripts/report_timeline.py --runs 21 --corpus DIR --jobs 2
-    python scripts/report_timeline.py --projects WORK/home/.claude/projects   # a laid-out tree
+Makes docs/BENCHMARKS.md's timeline of a first report.
+
+    python bench/report_timeline.py                 # ../shared/transcripts/public, 11 runs
+    python bench/report_timeline.py --runs 21 --corpus DIR --jobs 2
+    python bench/report_timeline.py --projects WORK/home/.claude/projects   # a laid-out tree
 
 Each run is a fresh process running `ccstate report <corpus> --json --no-cache` with marks
 (milliseconds since the interpreter started running this script) at each phase, and per

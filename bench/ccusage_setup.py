@@ -1,6 +1,9 @@
 """Shared by compare_ccusage.py and bench_report.py: the corpus laid out as Claude Code keeps
 it, and the pinned ccusage installed outside the repository.
 
+Imported by bench/compare_ccusage.py, bench/bench_report.py, bench/report_timeline.py,
+bench/bench_scale.py and bench/scale_fixtures.py; docs/REPORT.md describes the layout.
+
 ccusage reads `$CLAUDE_CONFIG_DIR/projects/<slug>/<session>.jsonl` (it does not follow
 symlinks), so the corpus is copied into a temporary HOME: `Owner__repo__<session>.jsonl`
 becomes `<home>/.claude/projects/-corpus-Owner-repo/<session>.jsonl`.

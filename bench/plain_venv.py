@@ -2,12 +2,15 @@
 `pip install <copy of the tree>` as install.sh does it (not editable, no test tools), so the
 benches time the hooks and commands users run, not the test venv's editable install.
 
+Imported by bench/bench_scale.py (what it times by default); docs/BENCHMARKS.md and
+docs/MOMENTS.md time hooks from it.
+
 One venv per source tree: it lives under `~/.cache/ccstate-bench/plain-<key>/venv`, where the
 key hashes the interpreter and every file install.sh copies (the top-level files and `src/`),
 so an edit to the tree builds a fresh one and an unchanged tree reuses it. Standard library.
 
-    python scripts/plain_venv.py            # build (or find) it, print its python
-    python scripts/plain_venv.py --root /tmp/main-tree
+    python bench/plain_venv.py            # build (or find) it, print its python
+    python bench/plain_venv.py --root /tmp/main-tree
 """
 
 from __future__ import annotations

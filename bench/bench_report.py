@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Time `ccstate report` and ccusage side by side on the same corpus, in one run.
 
-    python scripts/bench_report.py                 # ../shared/transcripts/public, 21 rounds
-    python scripts/bench_report.py --rounds 15 --corpus DIR
+Makes the report-vs-ccusage speed ratios README.md and docs/BENCHMARKS.md quote.
+
+    python bench/bench_report.py                 # ../shared/transcripts/public, 21 rounds
+    python bench/bench_report.py --rounds 15 --corpus DIR
 
 Both read the corpus laid out as `~/.claude/projects/<slug>/<session>.jsonl` (a temporary
 HOME) and print JSON. Each round runs every command once, in turn, as a fresh process; the

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The scaling bench (#14): costs that must stay flat as a project's history grows.
 
-Builds the history users reach after months (scripts/scale_fixtures.py: one session of 10,000
+Makes issue #14's scaling rows README.md's Performance table and docs/BENCHMARKS.md quote.
+
+Builds the history users reach after months (bench/scale_fixtures.py: one session of 10,000
 Reads, 16k/64k blobs, DECISIONS.md with 500/5,000 entries, 1,000 handoffs, the public
 transcripts copied 1x/10x/50x with fresh ids) and times every row of #14's table against its
 baseline, run side by side: rounds interleave a row's command with its baseline's, rotating the
@@ -14,7 +16,7 @@ them, through the `ccstate-hook` console script beside the interpreter (`--launc
 registered (#14): its row checks that and shows the cost nobody pays, 0.
 
 What is timed is ccstate as users install it (#24.6): by default a venv made by a plain
-`pip install` of the tree, as install.sh makes it (scripts/plain_venv.py: not editable, no
+`pip install` of the tree, as install.sh makes it (bench/plain_venv.py: not editable, no
 test tools, built once per tree under ~/.cache/ccstate-bench), with its `ccstate` and
 `ccstate-hook` and no PYTHONPATH; the floor is that venv's interpreter. `--python PATH` times
 another interpreter instead (the tree's src/ first on its PYTHONPATH), e.g. the test venv.
@@ -24,14 +26,14 @@ takes minutes. To measure another version, point CCSTATE_BENCH_ROOT at its tree 
 pyproject.toml).
 
 Example:
-    .venv/bin/python scripts/bench_scale.py                   # every row, 1x/10x/50x
-    .venv/bin/python scripts/bench_scale.py --quick           # smaller fixtures, 1x/10x
-    .venv/bin/python scripts/bench_scale.py --rows start,plugin --runs 20 --json
-    .venv/bin/python scripts/bench_scale.py --rows report --scales 50 --work /tmp/scale
-    .venv/bin/python scripts/bench_scale.py --rows hot,noop --launch module
-    .venv/bin/python scripts/bench_scale.py --rows hot,noop --python .venv/bin/python
+    .venv/bin/python bench/bench_scale.py                   # every row, 1x/10x/50x
+    .venv/bin/python bench/bench_scale.py --quick           # smaller fixtures, 1x/10x
+    .venv/bin/python bench/bench_scale.py --rows start,plugin --runs 20 --json
+    .venv/bin/python bench/bench_scale.py --rows report --scales 50 --work /tmp/scale
+    .venv/bin/python bench/bench_scale.py --rows hot,noop --launch module
+    .venv/bin/python bench/bench_scale.py --rows hot,noop --python .venv/bin/python
     git archive main | tar -x -C /tmp/main && \\
-        CCSTATE_BENCH_ROOT=/tmp/main .venv/bin/python scripts/bench_scale.py --rows start
+        CCSTATE_BENCH_ROOT=/tmp/main .venv/bin/python bench/bench_scale.py --rows start
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def hook_argv(event: str) -> list[str]:
 
 
 def hook_env() -> dict[str, str]:
-    """As scripts/bench_hooks.py runs hooks: bytecode caches on (kept in the temp dir), no
+    """As bench/bench_hooks.py runs hooks: bytecode caches on (kept in the temp dir), no
     plugin, no CCSTATE_HOME; the tree's src/ first on PYTHONPATH unless the interpreter is the
     plain-install venv (then the installed copy of the tree runs, as for users)."""
     env = {**bench_env(SCRATCH[0]), "PYTHONPATH": str(ROOT / "src")}
@@ -727,7 +729,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add(
         "--python",
         help="the interpreter to time (default: a plain `pip install` of the tree in a venv, "
-        "as install.sh makes it; scripts/plain_venv.py)",
+        "as install.sh makes it; bench/plain_venv.py)",
     )
     add("--json", action="store_true", help="print the results as JSON")
     add("--check", action="store_true", help="exit 1 when a row misses its target")
@@ -757,7 +759,7 @@ def timed_python(args: argparse.Namespace) -> tuple[str, bool]:
         return str(Path(args.python).absolute()), False
     import plain_venv
 
-    progress(f"plain-install venv of {ROOT} (scripts/plain_venv.py)")
+    progress(f"plain-install venv of {ROOT} (bench/plain_venv.py)")
     return str(plain_venv.ensure(ROOT)), True
 
 

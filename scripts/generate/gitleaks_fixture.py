@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """gitleaks' rule samples as ccstate's test fixture (tests/fixtures/gitleaks/, issue #23).
 
-    python scripts/gitleaks_fixture.py build DUMP.json --commit SHA   # writes samples.json.gz
-    python scripts/gitleaks_fixture.py show RULE_ID                   # prints a rule's samples
-    python scripts/gitleaks_fixture.py stats                          # counts
+Writes tests/fixtures/gitleaks/samples.json.gz; tests/fixtures/gitleaks/PROVENANCE.md says
+how it was made.
+
+    python scripts/generate/gitleaks_fixture.py build DUMP.json --commit SHA  # samples.json.gz
+    python scripts/generate/gitleaks_fixture.py show RULE_ID      # prints a rule's samples
+    python scripts/generate/gitleaks_fixture.py stats             # counts
 
 DUMP.json is what gitleaks' own rule generator validated, dumped per rule (its id, regex,
 keywords, entropy, true and false positives), with what gitleaks' full default rule set finds
@@ -26,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 FIXTURE = (
-    Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "gitleaks" / "samples.json.gz"
+    Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "gitleaks" / "samples.json.gz"
 )
 
 

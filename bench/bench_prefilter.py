@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """What choosing the redaction rules costs recall, with and without the one-pass search (D13).
 
-    python scripts/bench_prefilter.py                 # ../shared/transcripts/public, 7 rounds
-    python scripts/bench_prefilter.py --corpus DIR --rounds 11
+Makes the prefilter's cost (D13) docs/RECALL.md and docs/RELIABILITY.md quote.
+
+    python bench/bench_prefilter.py                 # ../shared/transcripts/public, 7 rounds
+    python bench/bench_prefilter.py --corpus DIR --rounds 11
 
 Builds every moment recall indexes from the corpus (title and body joined by a line with a
 NUL, as one text; since #23 `extract._row` redacts them each alone), then times

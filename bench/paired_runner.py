@@ -1,6 +1,8 @@
 """Paired, interleaved timing of whole processes, with each process's peak memory.
 
-Used by scripts/bench_scale.py. A row is one command timed against a baseline command in the
+Imported by bench/bench_scale.py; docs/BENCHMARKS.md says why a helper starts the processes.
+
+Used by bench/bench_scale.py. A row is one command timed against a baseline command in the
 same rounds: every round runs every command once, in an order that rotates, so a busy moment
 on a shared machine hits a row and its baseline alike. The ratio is median over median (and the
 median of the per-round ratios).

@@ -6,12 +6,15 @@
 shared with the simulator) has passed the 5-minute TTL; both rendered to one PNG by headless
 Chromium from an HTML page this script writes (ANSI SGR colours -> spans).
 
+Writes docs/img/statusline.png, the picture README.md shows; docs/MOMENTS.md says how to
+run it again.
+
 Needs tmux, libfaketime, chromium and the pinned CLI (scripts/test.sh installs it); run it
 with the interpreter that has ccstate installed (its bin dir gives claude `ccstate-hook` and
 `ccstate-statusline`):
 
     python="$(bash scripts/test.sh --venv)/bin/python"
-    "$python" scripts/statusline_screenshot.py docs/img/statusline.png
+    "$python" scripts/generate/statusline_screenshot.py docs/img/statusline.png
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "e2e"))  # the e2e harness, imported by path
 sys.path.insert(0, str(REPO / "src"))
 

@@ -1,7 +1,9 @@
 """The figures of docs/RELIABILITY.md (issue #12), each from the code that the test suite runs.
 
-    python scripts/fault_figures.py                       # everything, default sizes
-    python scripts/fault_figures.py --sequences 200 --steps 40 --decide-rounds 5
+Makes docs/RELIABILITY.md's figures (CONTRIBUTING.md says when to run it).
+
+    python bench/fault_figures.py                       # everything, default sizes
+    python bench/fault_figures.py --sequences 200 --steps 40 --decide-rounds 5
 
 Sections: the read ledger under faults (tests/fault_model.py: random sequences of Reads, edits,
 compactions, microcompactions, resumes, idle pauses and hook faults through the real hook

@@ -1,11 +1,14 @@
-"""Fixtures for scripts/bench_scale.py (#14): a project's history, grown to the sizes users reach.
+"""Fixtures for bench/bench_scale.py (#14): a project's history, grown to the sizes users reach.
+
+Imported by bench/bench_scale.py and bench/bench_recall.py; docs/BENCHMARKS.md lists the
+history it builds.
 
 Each builder makes one kind of history through ccstate's own code, so the fixture has the shape
 the product writes today and keeps it when the formats change:
 
 - `copy_corpus`: N copies of the public transcripts with fresh session, message and request ids
   and uuids (so they count as N times the sessions), laid out as
-  `~/.claude/projects/<slug>/<session>.jsonl` the way scripts/ccusage_setup.py lays out one copy;
+  `~/.claude/projects/<slug>/<session>.jsonl` the way bench/ccusage_setup.py lays out one copy;
 - `grow_read_session`: one session's read ledger after N Reads of 2,000-line files, through the
   PostToolUse hook run in-process (the same code path as the hook process, minus the start-up),
   with the blob store's size on disk sampled as it grows;
@@ -29,12 +32,12 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parent
-REPO = SCRIPTS.parent
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
 # The ccstate under test: this checkout, or CCSTATE_BENCH_ROOT (a tree with src/, hooks/ and
 # pyproject.toml, e.g. `git archive main | tar -x`), for figures of another version.
 ROOT = Path(os.environ.get("CCSTATE_BENCH_ROOT") or REPO).resolve()
-sys.path.insert(0, str(SCRIPTS))
+sys.path.insert(0, str(BENCH))
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(1, str(ROOT / "src"))
 

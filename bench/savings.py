@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What ccstate keeps out of real sessions (#24.5): the figure README leads with.
 
+Makes the savings table README.md leads with.
+
 Per corpus of recorded transcripts: `ccstate replay`'s walk (the read ledger, shell-read
 notices and output digests, with the hook's own decision code and its safety checks) and
 `ccstate report`'s bill (the sessions' API calls priced per model). Two shares:
@@ -16,8 +18,8 @@ Claude Code's own "file unchanged" answers (older versions) are shown apart: the
 saving, not ccstate's. Transcripts are read, never written; the default corpora are the
 shared ones beside the repository (../shared/transcripts/public and modern).
 
-    python scripts/savings.py                       # both shared corpora
-    python scripts/savings.py --corpus ~/.claude/projects/-home-me-app --json
+    python bench/savings.py                       # both shared corpora
+    python bench/savings.py --corpus ~/.claude/projects/-home-me-app --json
 """
 
 from __future__ import annotations

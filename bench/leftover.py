@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """What ccstate leaves in full in recorded sessions, and why (#24): where savings could come from.
 
-The same walk as `ccstate replay` and `scripts/savings.py` (the hook's own decision code: the
+Makes docs/OUTPUTS.md's "What stays in full" tables; README.md points to it.
+
+The same walk as `ccstate replay` and `bench/savings.py` (the hook's own decision code: the
 read ledger, shell-read notices, output digests), with every tool result followed on its own:
 its tokens, the later API calls of its context and epoch that carry it (token-turns), what
 ccstate keeps out of it, and why the rest stays:
@@ -16,8 +18,8 @@ ccstate keeps out of it, and why the rest stays:
   served in full;
 - `not shaped`: a tool ccstate never replaces (Edit, Write, Agent, TodoWrite...).
 
-    python scripts/leftover.py                      # both shared corpora
-    python scripts/leftover.py --top 30 ../shared/transcripts/public
+    python bench/leftover.py                      # both shared corpora
+    python bench/leftover.py --top 30 ../shared/transcripts/public
 
 The totals equal replay's (`tests/test_leftover_script.py` checks). Diagnostic only: it
 prints commands and paths of the transcripts (with --top), never writes anything.

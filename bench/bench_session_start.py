@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Time the SessionStart hook (capsule) on a big repository with a long handoff history.
 
+Makes the SessionStart p95 README.md's Performance table and docs/BENCHMARKS.md quote.
+
 Issue #4's target: SessionStart p95 <= 150 ms with a 10,000-commit repository and a 1 MB
 progress log. The script builds both in a temp dir (`git fast-import` makes the commits
 in about a second), writes a real handoff through the PreCompact hook, pads the progress
@@ -11,8 +13,8 @@ sources, interleaved with a `python -c pass` baseline. Standard library only.
 Not a test: run it by hand on an idle machine.
 
 Example:
-    python scripts/bench_session_start.py
-    python scripts/bench_session_start.py --runs 60 --commits 10000 --json
+    python bench/bench_session_start.py
+    python bench/bench_session_start.py --runs 60 --commits 10000 --json
 """
 
 from __future__ import annotations

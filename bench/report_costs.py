@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """What one copy of the corpus costs a cold `ccstate report`, phase by phase, in CPU time.
 
-    python scripts/report_costs.py                    # ../shared/transcripts/public, 7 rounds
-    python scripts/report_costs.py --corpus DIR --rounds 11
+Makes docs/BENCHMARKS.md's per-phase CPU table.
+
+    python bench/report_costs.py                    # ../shared/transcripts/public, 7 rounds
+    python bench/report_costs.py --corpus DIR --rounds 11
 
 One process, no workers: each phase is the one before it plus one more step, timed with
 `time.process_time` (the minimum over the rounds, the phases interleaved within a round):

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Time and peak memory of the session-boundary hooks on transcripts built to hurt (#37).
 
+Makes issue #37's time and memory figures; docs/RELIABILITY.md quotes them.
+
 SessionStart (a resume, which reads the transcript for its warning), PreCompact, SessionEnd and
 Stop run as Claude Code runs them (one process, the payload on stdin) on four transcripts:
 
@@ -17,13 +19,13 @@ Stop run as Claude Code runs them (one process, the payload on stdin) on four tr
 Each hook runs once per transcript in a fresh project (git repository, no ccstate state: the
 first run, the worst), with its real budget (its timeout less 5 s) or `--budget SECONDS`. A
 small helper process starts each hook and reports its wall time and peak RSS (`wait4`: the
-bench's own memory is not counted, scripts/paired_runner.py says why) and kills it at its
+bench's own memory is not counted, bench/paired_runner.py says why) and kills it at its
 timeout. Prints one row per run: seconds, the budget, peak MiB, and what hooks.log says was
 left for the next run. docs/RELIABILITY.md quotes it. Standard library only; not a test:
 
-    python scripts/bench_bounded.py --python "$(bash scripts/test.sh --venv)/bin/python"
-    python scripts/bench_bounded.py --scale 0.1 --budget 3 --inputs malformed,fifo
-    python scripts/bench_bounded.py --src /tmp/main/src   # main (git archive main | tar -x)
+    python bench/bench_bounded.py --python "$(bash scripts/test.sh --venv)/bin/python"
+    python bench/bench_bounded.py --scale 0.1 --budget 3 --inputs malformed,fifo
+    python bench/bench_bounded.py --src /tmp/main/src   # main (git archive main | tar -x)
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Time each ccstate hook process against a bare interpreter start (standard library only).
 
+Makes the hook latency ratios README.md's Performance table and docs/BENCHMARKS.md quote.
+
 Every row runs as its own process, the way Claude Code runs a hook: a realistic
 payload on stdin, in a throwaway git project whose state lands in its own
 `.ccstate/` (CCSTATE_HOME is unset). Rows are interleaved round by round, so a
@@ -15,9 +17,9 @@ Not a test: run it by hand before a release, or when a hook grows.
 measured side by side rather than on two different days.
 
 Example:
-    python scripts/bench_hooks.py --runs 40
-    python scripts/bench_hooks.py --json > bench.json
-    python scripts/bench_hooks.py --against HEAD~3      # this tree vs three commits ago
+    python bench/bench_hooks.py --runs 40
+    python bench/bench_hooks.py --json > bench.json
+    python bench/bench_hooks.py --against HEAD~3      # this tree vs three commits ago
 """
 
 from __future__ import annotations

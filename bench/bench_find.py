@@ -3,8 +3,10 @@
 one edited file, the index's size, `find`'s and `map`'s process times, the map's bytes
 across runs and rebuilds. docs/FIND.md quotes it.
 
-    python scripts/bench_find.py                       # ansible/ansible's snapshot (5,053 files)
-    python scripts/bench_find.py --repo owner/name --commit SHA --runs 5 --json
+Makes the code index's scale figures; docs/FIND.md and README.md quote them.
+
+    python bench/bench_find.py                       # ansible/ansible's snapshot (5,053 files)
+    python bench/bench_find.py --repo owner/name --commit SHA --runs 5 --json
 
 The repository comes as a bare snapshot under `--mirrors` (the `fetch` tool's layout); its
 tree at `--commit` is written into a scratch git work tree (blobs the snapshot lacks left

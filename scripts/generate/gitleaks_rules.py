@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """gitleaks' default rule set (its `config/gitleaks.toml`, MIT) as the JSON ccstate redacts with.
 
-    python scripts/gitleaks_rules.py GITLEAKS_TOML --commit SHA  # src/ccstate/gitleaks_rules.json
+Writes src/ccstate/gitleaks_rules.json; tests/fixtures/gitleaks/PROVENANCE.md names the
+gitleaks commit.
+
+    python scripts/generate/gitleaks_rules.py GITLEAKS_TOML --commit SHA
+    # writes src/ccstate/gitleaks_rules.json
 
 Each rule keeps what gitleaks decides with: its id, regex, keywords (a rule runs only on a text
 holding one, lower-cased), entropy floor, secret group and allowlists (regexes on the secret,
@@ -27,7 +31,7 @@ from typing import Any
 
 import tomllib
 
-OUT = Path(__file__).resolve().parents[1] / "src" / "ccstate" / "gitleaks_rules.json"
+OUT = Path(__file__).resolve().parents[2] / "src" / "ccstate" / "gitleaks_rules.json"
 LICENSE = (
     "MIT License. Copyright (c) 2019 Zachary Rice. Permission is hereby granted, free of charge, "
     "to any person obtaining a copy of this software and associated documentation files (the "

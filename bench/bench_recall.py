@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Recall at scale: index time against a cold `ccstate report`, query latency, hook time.
 
-    python scripts/bench_recall.py                    # 1,000 sessions, 3 rounds
-    python scripts/bench_recall.py --sessions 200 --rounds 1 --no-hook
+Makes recall's scale figures README.md's Performance table, docs/RECALL.md and
+docs/BENCHMARKS.md quote.
+
+    python bench/bench_recall.py                    # 1,000 sessions, 3 rounds
+    python bench/bench_recall.py --sessions 200 --rounds 1 --no-hook
 
 1. Lays out `--sessions` transcripts generated from ../shared/transcripts/public (each a
    copy of one corpus file, in turn, with fresh session, message and request ids and uuids:
@@ -48,7 +51,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "bench"))
 
 import scale_fixtures as fx  # noqa: E402
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Input tokens the model is sent in a scripted 36-tool-call session, with and without ccstate.
 
+Makes the read ledger's real-CLI figure (issue #3) README.md and docs/LEDGER.md quote.
+
 Runs the real Claude Code CLI (the pinned e2e binary) against the fake API three times with the
 same script (tests/e2e/ledger_scenario.py): without ccstate, with the ccstate plugin but the read
 ledger off (CCSTATE_DEDUPE=0), and with ccstate. Each total is tiktoken
@@ -9,8 +11,8 @@ requests (main thread and subagent). Issue #3 asks for >= 25 % fewer with ccstat
 the exit status is 1 when that does not hold.
 
 Example:
-    python scripts/bench_ledger_e2e.py
-    python scripts/bench_ledger_e2e.py --json
+    python bench/bench_ledger_e2e.py
+    python bench/bench_ledger_e2e.py --json
 """
 
 from __future__ import annotations

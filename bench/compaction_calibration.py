@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """How well the compaction advice's model predicts the compactions the corpora really hold.
 
-    python scripts/compaction_calibration.py                 # ../shared/transcripts/{public,modern}
-    python scripts/compaction_calibration.py --corpus DIR [--corpus DIR ...]
+Makes the calibration docs/REPORT.md quotes ("Compaction advice"); its medians are
+report/compact_advice.py's defaults (tests/report/test_compact_advice.py).
+
+    python bench/compaction_calibration.py                 # ../shared/transcripts/{public,modern}
+    python bench/compaction_calibration.py --corpus DIR [--corpus DIR ...]
 
 For each real compaction (report/compactions.py reads them), leave it out and predict from the
 others, as `ccstate report --advice` does from a user's own (report/compact_advice.py): its

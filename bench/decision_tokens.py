@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Tokens spent restating each active decision vs citing it by ID (issue #5).
 
+Makes the restated-vs-cited figures README.md and docs/DECISIONS-FORMAT.md quote.
+
 "Restated" is what an agent writes when it repeats a decision: its title, context,
 decision and consequences. "Cited" is `D4 (DECISIONS.md)`; "+title" adds `: <title>`.
 Also prints what the SessionStart capsule's decision index costs for the file.
@@ -8,8 +10,8 @@ Counts come from ccstate.tokens (tiktoken's offline cl100k_base, an estimate of
 Claude's tokenizer).
 
 Example:
-    python scripts/decision_tokens.py                      # the test fixture
-    python scripts/decision_tokens.py path/to/DECISIONS.md
+    python bench/decision_tokens.py                      # the test fixture
+    python bench/decision_tokens.py path/to/DECISIONS.md
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 from pathlib import Path
 
 from ccstate import paths, tokens
+from ccstate.decisions import capsule
 from ccstate.decisions import log as decisions
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +47,7 @@ def main(argv: list[str]) -> int:
         total_titled += titled
         print(f"{d.id:<5} {restated:>8} {cited:>6} {titled:>6}  {d.title}")
     print(f"{'all':<5} {total_restated:>8} {total_cited:>6} {total_titled:>6}")
-    index = "\n".join(decisions.capsule_lines(log, 10))
+    index = "\n".join(capsule.capsule_lines(capsule.summarize(log), 10))
     index_tokens, ok4 = tokens.count_tokens(index)
     print(f"capsule decision index: {index_tokens} tokens, {len(index)} chars")
     print("tokenizer: " + ("cl100k_base (offline)" if exact and ok4 else "estimate chars/4"))
