@@ -9,7 +9,8 @@ width. Piped output (a file, `less`, `grep`) is WIDTH_WHEN_PIPED wide unless $CO
 says otherwise, so it keeps one line per row.
 
 Every command's text output goes through here (#40): a title on its own line, a few named
-figures as a two-column table (`facts_table`) rather than a sentence.
+figures as a two-column table (`facts_table`) rather than a sentence, and a decision the
+tool advises as its verdict, a table and one line of caveat (`print_decision`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ccstate.report.advice import Decision
 
 WIDTH_WHEN_PIPED = 140
 FLEX_MIN = 16  # a folded file name or session id narrower than this is not readable
@@ -112,6 +117,23 @@ def facts_table(title: str | Text, rows: Iterable[tuple[str, str | Text]]) -> Ta
     for label, value in rows:
         table.add_row(label, value)
     return table
+
+
+def print_decision(console: Console, decision: Decision) -> None:
+    """The verdict, the table (stacked records when it does not fit), one line of caveat."""
+    print_wrapped(console, decision.verdict, "bold")
+    if not decision.rows:
+        return
+    table = Table()
+    for index, name in enumerate(decision.header):
+        right = decision.numeric and index > 0
+        table.add_column(name, justify="right" if right else "left", no_wrap=True)
+    for index, row in enumerate(decision.rows):
+        if index == decision.section and index:
+            table.add_section()
+        table.add_row(*row)
+    print_table(console, table)
+    print_wrapped(console, decision.caveat, "dim")
 
 
 def _pack(pairs: Iterable[str], width: int) -> list[str]:
