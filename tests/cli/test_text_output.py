@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -101,3 +102,13 @@ def test_report(width: int) -> None:
     code, out, err = invoke(width, "report", str(TRANSCRIPTS / "audit_classes.jsonl"))
     assert (code, err) == (0, "")
     check_golden("report", width, out)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_replay(width: int, tmp_path: Path) -> None:
+    session = FIXTURES / "replay" / "session.jsonl"
+    code, out, err = invoke(width, "replay", str(session), "-C", str(tmp_path))
+    assert (code, err) == (0, "")
+    check_golden("replay", width, out)
+    verdict = "ccstate keeps out 54.4% of all tool-result token-turns; safety checks passed"
+    assert verdict in out.splitlines()
