@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate.cli import cli
+from ccstate import doctor
+from ccstate.cli import cli, doctor_cmd
+from claude_md_cases import build_case
 from helpers import FIXTURES, MODERN, PUBLIC, REPO, corpus_absent
 
 GOLDEN = FIXTURES / "text_output"
@@ -112,3 +114,37 @@ def test_replay(width: int, tmp_path: Path) -> None:
     check_golden("replay", width, out)
     verdict = "ccstate keeps out 54.4% of all tool-result token-turns; safety checks passed"
     assert verdict in out.splitlines()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_lint(width: int, tmp_path: Path, isolated_home: Path) -> None:
+    project = build_case("imports", tmp_path, isolated_home)
+    code, out, err = invoke(width, "lint", str(project))
+    assert (code, err) == (1, "")
+    check_golden("lint", width, out)
+    assert "Findings: 1 error(s), 6 warning(s), 2 info(s)" in out.splitlines()
+
+
+CHECKS = [
+    doctor.Check("python", "ok", "3.11.7 at /home/me/.local/share/ccstate/venv/bin/python"),
+    doctor.Check("hooks", "fail", "not wired: run 'ccstate init' here, or install the plugin"),
+    doctor.Check("claude", "warn", "2.1.100: read dedupe needs 2.1.121 or newer"),
+    doctor.Check(
+        "recall",
+        "info",
+        "no index yet: the first PreCompact or SessionEnd builds it, or run 'ccstate recall "
+        "--reindex'",
+    ),
+]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_doctor(
+    width: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The checks as doctor renders them (the real ones depend on the machine)."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    doctor_cmd._render_checks(Path("/home/me/project"), CHECKS)
+    out = capsys.readouterr().out
+    check_golden("doctor", width, out)
+    assert out.splitlines()[0] == ("ccstate doctor: 1 check(s) failed: hooks; 1 warning(s): claude")
