@@ -17,13 +17,26 @@ from click.testing import CliRunner
 
 from ccstate import doctor
 from ccstate.cli import cli, doctor_cmd
+from ccstate.recall import sources
 from claude_md_cases import build_case
-from helpers import FIXTURES, MODERN, PUBLIC, REPO, corpus_absent
+from helpers import (
+    FIXTURES,
+    MODERN,
+    PUBLIC,
+    REPO,
+    corpus_absent,
+    prompt_record,
+    text_record,
+    tool_result_record,
+    tool_use_record,
+    write_jsonl,
+)
 
 GOLDEN = FIXTURES / "text_output"
 UPDATE = os.environ.get("CCSTATE_UPDATE_GOLDEN") == "1"  # read before conftest unsets it
 WIDTHS = (80, 140)
 TRANSCRIPTS = FIXTURES / "transcripts"
+SID = "3f2a9c1e-0000-4000-8000-000000000040"
 
 
 def invoke(width: int, *args: str) -> tuple[int, str, str]:
@@ -148,3 +161,41 @@ def test_doctor(
     out = capsys.readouterr().out
     check_golden("doctor", width, out)
     assert out.splitlines()[0] == ("ccstate doctor: 1 check(s) failed: hooks; 1 warning(s): claude")
+
+
+@pytest.fixture
+def recall_project(git_project: Path) -> Path:
+    """One session: a failing test run, its fix, and a long answer that wraps."""
+    folder = sources.transcripts_folder(git_project, os.environ)
+    answer = (
+        "The webhook client now retries three times with exponential backoff (0.5 s, 1 s, 2 s) "
+        "and gives up with a WebhookDeliveryError naming the endpoint and the last status; the "
+        "retry budget lives in config/webhooks.yaml under delivery.max_attempts."
+    )
+    write_jsonl(
+        folder / f"{SID}.jsonl",
+        [
+            prompt_record("add a retry with backoff to the webhook client", SID),
+            tool_use_record("t1", "Bash", {"command": "npm test -- webhook"}, SID),
+            tool_result_record("t1", "Exit code 1\nError: ECONNRESET in webhook retry", True, SID),
+            text_record(answer, SID),
+        ],
+    )
+    return git_project
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_recall(width: int, recall_project: Path) -> None:
+    """A line per hit as #38 made it; a longer one wraps under its REF."""
+    code, out, err = invoke(width, "recall", "webhook retry backoff", "-C", str(recall_project))
+    assert (code, err) == (0, "")
+    check_golden("recall", width, out)
+    assert [line[:3] for line in out.splitlines() if line[:1].isdigit()] == ["1. ", "2. ", "3. "]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_recall_without_a_strong_hit(width: int, recall_project: Path) -> None:
+    args = ("recall", "webhook", "kubernetes", "ingress", "helm", "-C", str(recall_project))
+    code, out, err = invoke(width, *args)
+    assert (code, err) == (0, "")
+    check_golden("recall_weak", width, out)

@@ -24,11 +24,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ccstate.cli import WIDTH_WHEN_PIPED as WIDTH_WHEN_PIPED  # defined beside output_width
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ccstate.report.advice import Decision
 
-WIDTH_WHEN_PIPED = 140
 FLEX_MIN = 16  # a folded file name or session id narrower than this is not readable
 SEPARATOR = " · "
 
