@@ -155,6 +155,7 @@ def _cells(t: replay.Totals) -> list[str]:
 
 
 CAVEAT = "token-turns: tokens x the later API calls of their context and epoch"
+SAFE = "every replacement relies only on text its context received or wrote in the current epoch"
 DIGEST_COLUMNS = ("results", "digests", "chars kept out", "tokens", "token-turns")
 
 
@@ -191,7 +192,8 @@ def _render_summary(
         style="bold red" if failed else "bold",
     )
     console = tables.make_console()
-    tables.print_table(console, tables.facts_table(verdict, _summary_rows(total, digests, kept)))
+    rows = _summary_rows(total, digests, kept) + _check_rows(total, digests)
+    tables.print_table(console, tables.facts_table(verdict, rows))
     tables.print_wrapped(console, CAVEAT, "dim")
     for name, problems in checks:
         if problems:
@@ -228,22 +230,16 @@ def _summary_rows(
         ),
         ("digests", f"{digests.total.token_turns_saved:,} token-turns"),
         ("digests and notices", f"{notices:,} token-turns, {ratio:.1f}x the read ledger's"),
-        (
-            "safety check",
-            _check(
-                total.violations,
-                "every replacement relies only on text "
-                "its context received or wrote in the current epoch",
-            ),
-        ),
-        (
-            "digest safety check",
-            _check(
-                digests.lost,
-                f"all {digests.failure_lines:,} failure "
-                "and error lines of the digested outputs are in their digests",
-            ),
-        ),
+    ]
+
+
+def _check_rows(
+    total: replay.Totals, digests: outputs_replay.DigestTotals
+) -> list[tuple[str, Any]]:
+    lines = f"all {digests.failure_lines:,} failure and error lines of the digested outputs"
+    return [
+        ("safety check", _check(total.violations, SAFE)),
+        ("digest safety check", _check(digests.lost, f"{lines} are in their digests")),
     ]
 
 
