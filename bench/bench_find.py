@@ -3,7 +3,7 @@
 one edited file, the index's size, `find`'s and `map`'s process times, the map's bytes
 across runs and rebuilds. docs/FIND.md quotes it.
 
-Makes the code index's scale figures; docs/FIND.md and README.md quote them.
+Makes the code index's scale figures; docs/FIND.md quotes them.
 
     python bench/bench_find.py                       # ansible/ansible's snapshot (5,053 files)
     python bench/bench_find.py --repo owner/name --commit SHA --runs 5 --json

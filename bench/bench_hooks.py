@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time each ccstate hook process against a bare interpreter start (standard library only).
 
-Makes the hook latency ratios README.md's Performance table and docs/BENCHMARKS.md quote.
+Makes the hook latency ratios docs/BENCHMARKS.md quotes; README.md the status line's.
 
 Every row runs as its own process, the way Claude Code runs a hook: a realistic
 payload on stdin, in a throwaway git project whose state lands in its own

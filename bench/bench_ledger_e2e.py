@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Input tokens the model is sent in a scripted 36-tool-call session, with and without ccstate.
 
-Makes the read ledger's real-CLI figure (issue #3) README.md and docs/LEDGER.md quote.
+Makes the read ledger's real-CLI figure (issue #3) docs/LEDGER.md quotes.
 
 Runs the real Claude Code CLI (the pinned e2e binary) against the fake API three times with the
 same script (tests/e2e/ledger_scenario.py): without ccstate, with the ccstate plugin but the read

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Recall at scale: index time against a cold `ccstate report`, query latency, hook time.
 
-Makes recall's scale figures README.md's Performance table, docs/RECALL.md and
-docs/BENCHMARKS.md quote.
+Makes recall's scale figures docs/RECALL.md and docs/BENCHMARKS.md (its Performance at a
+glance) quote.
 
     python bench/bench_recall.py                    # 1,000 sessions, 3 rounds
     python bench/bench_recall.py --sessions 200 --rounds 1 --no-hook

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time `ccstate report` and ccusage side by side on the same corpus, in one run.
 
-Makes the report-vs-ccusage speed ratios README.md and docs/BENCHMARKS.md quote.
+Makes the report-vs-ccusage speed ratios docs/BENCHMARKS.md quotes.
 
     python bench/bench_report.py                 # ../shared/transcripts/public, 21 rounds
     python bench/bench_report.py --rounds 15 --corpus DIR
@@ -13,8 +13,8 @@ run back to back, so a machine that drifts slower or faster moves both). ccstate
 (`--no-cache`: every file parsed) and warm (its scan cache holds every file, as on a second
 run over unchanged transcripts), through the `ccstate` console script as users run it;
 ccusage as installed from npm (`ccusage`, a Node launcher for its native binary) and, for
-reference, its native binary alone. Run it on an idle machine: the ratios are what README
-quotes.
+reference, its native binary alone. Run it on an idle machine: the ratios are what
+docs/BENCHMARKS.md quotes.
 """
 
 from __future__ import annotations

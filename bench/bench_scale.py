@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The scaling bench (#14): costs that must stay flat as a project's history grows.
 
-Makes issue #14's scaling rows README.md's Performance table and docs/BENCHMARKS.md quote.
+Makes issue #14's scaling rows docs/BENCHMARKS.md quotes (and its Performance at a glance).
 
 Builds the history users reach after months (bench/scale_fixtures.py: one session of 10,000
 Reads, 16k/64k blobs, DECISIONS.md with 500/5,000 entries, 1,000 handoffs, the public

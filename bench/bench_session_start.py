@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time the SessionStart hook (capsule) on a big repository with a long handoff history.
 
-Makes the SessionStart p95 README.md's Performance table and docs/BENCHMARKS.md quote.
+Makes the SessionStart p95 docs/BENCHMARKS.md quotes.
 
 Issue #4's target: SessionStart p95 <= 150 ms with a 10,000-commit repository and a 1 MB
 progress log. The script builds both in a temp dir (`git fast-import` makes the commits

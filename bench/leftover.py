@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What ccstate leaves in full in recorded sessions, and why (#24): where savings could come from.
 
-Makes docs/OUTPUTS.md's "What stays in full" tables; README.md points to it.
+Makes docs/OUTPUTS.md's "What stays in full" tables; docs/BENCHMARKS.md points to it.
 
 The same walk as `ccstate replay` and `bench/savings.py` (the hook's own decision code: the
 read ledger, shell-read notices, output digests), with every tool result followed on its own:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""What ccstate keeps out of real sessions (#24.5): the figure README leads with.
+"""What ccstate keeps out of real sessions (#24.5).
 
-Makes the savings table README.md leads with.
+Makes the savings table of docs/BENCHMARKS.md; README.md quotes its shares under its
+capability table.
 
 Per corpus of recorded transcripts: `ccstate replay`'s walk (the read ledger, shell-read
 notices and output digests, with the hook's own decision code and its safety checks) and
