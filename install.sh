@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install ccstate from this checkout into a private venv, put `ccstate`, `ccstate-hook`
 # (what project hooks run) and `ccstate-statusline` (the status line) on PATH, then wire
-# the current git project (`ccstate init`) and check it (`ccstate doctor`).
+# the current git project (`ccstate init`) and check it (`ccstate doctor`). README.md's first
+# command; CI runs it through .ci/run, tests/test_install_sh.py in a fresh HOME.
 #
 # Usage: ./install.sh [--no-init] [PROJECT_DIR]
 #        ./install.sh --uninstall [--no-init] [PROJECT_DIR]

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """A/B bench: scripted sessions in the real Claude Code CLI, without and with ccstate.
 
+Makes the A/B table of docs/BENCHMARKS.md (`--update-doc` writes it between its markers);
+docs/OUTPUTS.md and docs/RECALL.md quote its scenarios.
+
     python bench/ab.py                      # every scenario; a table on stdout
-    python bench/ab.py --markdown           # the table as Markdown (README)
+    python bench/ab.py --markdown           # the table as Markdown (docs/BENCHMARKS.md)
     python bench/ab.py -s edit-reread --keep /tmp/ab   # one scenario, keep HOMEs/transcripts
 
 Each scenario is a fixed script of tool calls (Read, Edit, Bash, /compact, a second session)
@@ -582,18 +585,18 @@ def render(table: list[list[str]], markdown: bool) -> str:
     return "\n".join([fmt(HEADER), *(fmt(r) for r in table)])
 
 
-README = REPO / "README.md"
-START, END = "<!-- ab-table:start (python bench/ab.py --update-readme) -->", "<!-- ab-table:end -->"
+DOC = REPO / "docs" / "BENCHMARKS.md"
+START, END = "<!-- ab-table:start (python bench/ab.py --update-doc) -->", "<!-- ab-table:end -->"
 
 
-def update_readme(table: str) -> None:
-    """Replace the text between the A/B markers in README.md."""
-    text = README.read_text()
+def update_doc(table: str) -> None:
+    """Replace the text between the A/B markers in docs/BENCHMARKS.md."""
+    text = DOC.read_text()
     head, found, rest = text.partition(START)
     _, found_end, tail = rest.partition(END)
     if not (found and found_end):
-        raise SystemExit(f"README.md has no {START} ... {END} block")
-    README.write_text(f"{head}{START}\n{table}\n{END}{tail}")
+        raise SystemExit(f"{DOC.name} has no {START} ... {END} block")
+    DOC.write_text(f"{head}{START}\n{table}\n{END}{tail}")
 
 
 def _as_json(t: Totals) -> dict[str, Any]:
@@ -608,7 +611,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--keep", type=Path, help="work here and keep HOMEs and transcripts")
     parser.add_argument(
-        "--update-readme", action="store_true", help="put the Markdown table into README.md"
+        "--update-doc", action="store_true", help="put the Markdown table into docs/BENCHMARKS.md"
     )
     args = parser.parse_args(argv)
     chosen = [s for s in SCENARIOS if not args.scenario or s.name in args.scenario]
@@ -634,8 +637,8 @@ def main(argv: list[str] | None = None) -> int:
         "transcripts matched the usage the fake served in every run."
     )
     print(f"\n{footer} {time.monotonic() - started:.0f} s.")
-    if args.update_readme:
-        update_readme(render(rows(results), True) + "\n\n" + footer)
+    if args.update_doc:
+        update_doc(render(rows(results), True) + "\n\n" + footer)
     if args.json:
         data = {n: {v: _as_json(t) for v, t in p.items()} for n, p in results.items()}
         args.json.write_text(json.dumps(data, indent=2, default=str) + "\n")

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """A static-embedding model distilled from a local sentence-transformers model (model2vec).
 
+Makes a model folder for docs/RECALL.md's comparison ("which semantic half").
+
     pip install 'model2vec[distill]'
     python bench/distill_static.py SOURCE_DIR OUT_DIR [--dims 256]
 

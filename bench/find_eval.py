@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Localization quality of `ccstate find` and the repo map on the sets of find_sets.py.
 
+Makes the localization figures docs/FIND.md and README.md quote.
+
     python bench/find_eval.py                        # both sets, every method
     python bench/find_eval.py --set commits --split tune -v
     python bench/find_eval.py --mirrors DIR --work DIR

@@ -1,6 +1,9 @@
 """The session tasks of `bench/find_sets.py` (see its docstring): one per transcript of
 ../shared/transcripts/{modern,public} whose repository was fetched and whose edits land in
-its tree. Imported by find_sets.py; the token counts use ccstate's tokenizer (cl100k)."""
+its tree. The token counts use ccstate's tokenizer (cl100k).
+
+Imported by bench/find_sets.py; docs/FIND.md describes the sets.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Build the two localization sets `bench/find_eval.py` runs `ccstate find` on (#41.5).
 
+Makes bench/find_commits.json and bench/find_sessions.json; docs/FIND.md describes them.
+
     python bench/find_sets.py              # writes bench/find_commits.json, find_sessions.json
     python bench/find_sets.py --mirrors DIR --shared DIR
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What the capsule says about a handoff, over the public transcripts (#42).
 
+Makes the figures of docs/HANDOFF.md's "The capsule section".
+
     python bench/handoff_capsule.py                  # this tree
     git archive 0c73d6d src | tar -x -C /tmp/before  # the tree before #42
     python bench/handoff_capsule.py --src /tmp/before/src

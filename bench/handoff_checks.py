@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The handoff's check verdicts over the transcript corpora, against a judged sample (#42).
 
+Makes the figures of docs/HANDOFF.md's "Verification".
+
     python bench/handoff_checks.py            # counts per corpus, then the judged comparison
     python bench/handoff_checks.py --list     # also every Bash call the scan calls a check,
                                               # with its verdicts (prints transcript text)

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Live runs with a thinking model in the loop, summed: requests, token-turns, what was read.
 
+Makes docs/CLAUDE-MD.md's table of live runs.
+
     python bench/live_runs.py RUN_DIR [RUN_DIR ...]        # a table, one row per run
     python bench/live_runs.py --markdown RUN_DIR ...
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Recall quality on three question sets, asked as a person and as an agent asks (#38).
 
+Makes recall's quality figures README.md and docs/RECALL.md quote.
+
     python bench/recall_eval.py                   # every set, every method
     python bench/recall_eval.py --set dev -v      # one set, each question's outcome
     python bench/recall_eval.py --set dev,old --ablate   # each piece of the ranking off/on

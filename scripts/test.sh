@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The full test suite: lint, types, unit + CLI + hook tests, and the end-to-end suite that
 # drives the real Claude Code CLI (npm @anthropic-ai/claude-code) against a fake API, on the
-# oldest supported and the newest pinned version (ccstate.install.wiring.TESTED_CLAUDE).
+# oldest supported and the newest pinned version (ccstate.install.wiring.TESTED_CLAUDE). README.md's
+# second command; CI runs it through .ci/run.
 #
 # Everything it builds lives outside the checkout, so the tree a plugin install copies holds
 # only the source: the venv with ccstate and the test tools, and the mypy/ruff/pytest/bytecode

@@ -448,7 +448,7 @@ def run_steps(world: World, steps: list[tuple[Any, ...]]) -> Figures:
 
 
 def random_steps(rng: Any, n: int, *, lock_faults: bool = True) -> list[tuple[Any, ...]]:
-    """Steps for `run_steps` from a `random.Random` (scripts/fault_figures.py); the hypothesis
+    """Steps for `run_steps` from a `random.Random` (bench/fault_figures.py); the hypothesis
     strategy in tests/hooks/test_fault_injection.py draws from the same distribution."""
     faults = [f for f in FAULTS if lock_faults or f != "lock"]
     weights = FAULT_WEIGHTS[: len(faults)]

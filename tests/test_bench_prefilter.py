@@ -1,4 +1,4 @@
-"""scripts/bench_prefilter.py, run once: it must time both ways and find them equal."""
+"""bench/bench_prefilter.py, run once: it must time both ways and find them equal."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from helpers import PUBLIC, REPO
 @pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
 def test_the_prefilter_bench_compares_both_ways_on_the_corpus_moments() -> None:
     proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "bench_prefilter.py"), "--rounds", "1"],
+        [sys.executable, str(REPO / "bench" / "bench_prefilter.py"), "--rounds", "1"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -31,7 +31,7 @@ def test_the_prefilter_bench_names_a_missing_corpus(tmp_path) -> None:
     proc = subprocess.run(
         [
             sys.executable,
-            str(REPO / "scripts" / "bench_prefilter.py"),
+            str(REPO / "bench" / "bench_prefilter.py"),
             "--corpus",
             str(tmp_path / "x"),
         ],

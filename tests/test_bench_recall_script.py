@@ -1,4 +1,4 @@
-"""scripts/bench_recall.py --breakdown: where indexing's time goes, on a tiny corpus."""
+"""bench/bench_recall.py --breakdown: where indexing's time goes, on a tiny corpus."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def test_the_breakdown_times_the_scan_the_extraction_and_the_extraction_without_
         tool_result_record("t1", f"aws_access_key_id = {key}\n" + "ok\n" * 800, session="s1"),
     ]
     write_jsonl(tmp_path / "corpus" / "s1.jsonl", records)
-    script = REPO / "scripts" / "bench_recall.py"
+    script = REPO / "bench" / "bench_recall.py"
     done = subprocess.run(
         [
             sys.executable,
@@ -49,7 +49,7 @@ def test_the_breakdown_times_the_scan_the_extraction_and_the_extraction_without_
 
 def test_a_timed_process_reports_its_own_peak_memory_and_fails_loudly(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location(
-        "bench_recall", REPO / "scripts" / "bench_recall.py"
+        "bench_recall", REPO / "bench" / "bench_recall.py"
     )
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)

@@ -1,4 +1,4 @@
-"""The scaling bench's fixtures (scripts/scale_fixtures.py, #14), run small.
+"""The scaling bench's fixtures (bench/scale_fixtures.py, #14), run small.
 
 The corpus copies must count as distinct sessions: fresh session, message and request ids and
 uuids, and `ccstate report` totals exactly N times one copy's. The CI share is 2 copies (a few
@@ -28,10 +28,10 @@ TEN_X = pytest.mark.skipif(
 
 
 def _load(name: str) -> ModuleType:
-    scripts = str(REPO / "scripts")
-    if scripts not in sys.path:
-        sys.path.insert(0, scripts)
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    bench = str(REPO / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

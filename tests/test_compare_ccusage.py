@@ -2,7 +2,7 @@
 (issues #7, #24.2).
 
 Needs ../shared/transcripts/public (or modern) and npm (ccusage is installed once into the e2e
-cache, outside the repository). Runs scripts/compare_ccusage.py's comparison; ~2 s once installed.
+cache, outside the repository). Runs bench/compare_ccusage.py's comparison; ~2 s once installed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from helpers import MODERN, PUBLIC, corpus_absent
 # Read before conftest repoints HOME: ccusage is installed once into the real e2e cache.
 E2E_CACHE = os.environ.get("CCSTATE_E2E_CACHE") or os.path.expanduser("~/.cache/ccstate-e2e")
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "scripts" / "compare_ccusage.py"
+SCRIPT = REPO / "bench" / "compare_ccusage.py"
 
 
 def _load_script():  # type: ignore[no-untyped-def]

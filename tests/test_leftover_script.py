@@ -1,4 +1,4 @@
-"""scripts/leftover.py (#24): each tool result followed through replay's walk, and why what is
+"""bench/leftover.py (#24): each tool result followed through replay's walk, and why what is
 left of it stays."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from helpers import FIXTURES, PUBLIC, REPO
 
 
 def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

@@ -1,4 +1,4 @@
-"""scripts/savings.py (#24.5): the shares README leads with (replay's walk, report's bill)."""
+"""bench/savings.py (#24.5): the shares README leads with (replay's walk, report's bill)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from helpers import FIXTURES, MODERN, PUBLIC, REPO
 
 
 def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

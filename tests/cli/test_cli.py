@@ -311,7 +311,10 @@ def test_doctor_prints_brackets_in_messages_as_they_are(capsys: pytest.CaptureFi
     check = doctor.Check("config", "warn", "app/[id]/x.yaml: unknown key")
     doctor_cmd._render_checks(Path("/code/[id]"), [check])
     out = capsys.readouterr().out
-    assert "ccstate doctor: /code/[id]" in out
+    assert out.splitlines()[:2] == [
+        "ccstate doctor: all checks passed; 1 warning(s): config",
+        "checks in /code/[id]",
+    ]
     assert "app/[id]/x.yaml: unknown key" in out
 
 

@@ -39,8 +39,12 @@ def test_lint_accepts_the_claude_md_path_and_exits_0_without_errors(
     assert (code, err) == (0, "")
     assert "Loaded into every session before the first prompt" in out
     assert "tokens: tiktoken cl100k_base (offline), an estimate of Claude's tokenizer" in out
-    assert "warning CLAUDE.md:5 (vague-pointer)" in out
-    assert out.splitlines()[-1] == "0 error(s), 3 warning(s), 0 info(s)"
+    lines = out.splitlines()
+    assert "Findings: 0 error(s), 3 warning(s), 0 info(s)" in lines  # the verdict, then the rows
+    rows = [n for n, line in enumerate(lines) if line.startswith("│ warning │ CLAUDE.md:")]
+    assert len(rows) == 3 and lines.index("Findings: 0 error(s), 3 warning(s), 0 info(s)") < rows[0]
+    assert lines[rows[0]].startswith("│ warning │ CLAUDE.md:5     │ this index line")
+    assert "│         │ (vague-pointer) │" in out
 
 
 def test_lint_path_to_a_rules_file_or_dot_claude_index_lints_the_project(
@@ -61,9 +65,11 @@ def test_lint_text_shows_each_file_with_its_tokens_and_the_pointer_to_use(
     project = build_case("imports", tmp_path, isolated_home)
     code, out, _ = invoke("lint", str(project))
     assert code == 1
-    rows = [line for line in out.splitlines() if "docs/style.md" in line and "│" in line]
+    rows = [line for line in out.splitlines() if line.startswith("│ docs/style.md ")]
     assert rows == ["│ docs/style.md        │ import │     3 │     12 │ CLAUDE.md:4             │"]
-    assert "use: `docs/style.md` (Style: Format with ruff; keep functions short.)" in out
+    finding = out[out.index("│ warning │ CLAUDE.md:4 ") :].split("\n│ warning")[0]  # its rows
+    cell = " ".join(line.split("│")[3].strip() for line in finding.splitlines())
+    assert cell.endswith("use: `docs/style.md` (Style: Format with ruff; keep functions short.)")
     assert "│ total                │        │       │  1,098 │                         │" in out
 
 

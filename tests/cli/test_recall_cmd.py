@@ -119,9 +119,9 @@ def test_bad_input_gets_one_clear_line(project: Path) -> None:
         assert (code, out) == (2, "") and err.count("\n") == 1
         assert err.startswith("recall: the query is empty; give words, an identifier")
     code, out, err = invoke("recall", "what", "did", "we", "do", "--no-update", "-C", str(project))
-    assert (code, err) == (0, "") and out == (
+    assert (code, err) == (0, "") and out == (  # one message, wrapped at 140 columns (#40)
         "Nothing to search for in 'what did we do': it has only common words. Name what you "
-        "look for: an identifier, a file, a command, an error message.\n"
+        "look for: an identifier, a file, a command, an error\n  message.\n"
     )
     long = "webhook retry " + " ".join(f"word{n}" for n in range(2000))
     assert len(long) > 10_000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
@@ -109,3 +110,36 @@ def test_a_table_that_fits_is_printed_as_a_table() -> None:
     narrow = Console(width=27, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     tables.print_table(narrow, table)
     assert narrow.export_text() == "t\na-long-file-name.jsonl\n  n 1,234\n"
+
+
+def record(width: int) -> Console:
+    return Console(width=width, record=True, file=io.StringIO())
+
+
+def test_a_title_is_its_own_line_wrapped_without_trailing_spaces() -> None:
+    """#40: rich wraps a title to the table's width and pads it; here it is the console's."""
+    table = Table(title="Costliest 10 rebuilds (record line, idle gap, tokens written again)")
+    table.add_column("n", justify="right")
+    table.add_row("1")
+    console = record(40)
+    tables.print_table(console, table)
+    assert console.export_text().splitlines() == [
+        "Costliest 10 rebuilds (record line, idle",
+        "gap, tokens written again)",
+        "┏━━━┓",
+        "┃ n ┃",
+        "┡━━━┩",
+        "│ 1 │",
+        "└───┘",
+    ]
+    assert table.title is not None  # the caller's table is left as it was
+
+
+def test_a_facts_table_without_headers_stacks_label_then_value() -> None:
+    table = tables.facts_table("Summary", [("kept out", "5,725,944 of 52,485,722 token-turns")])
+    wide = record(80)
+    tables.print_table(wide, table)
+    assert "│ kept out │ 5,725,944 of 52,485,722 token-turns │" in wide.export_text()
+    narrow = record(30)
+    tables.print_table(narrow, table)
+    assert narrow.export_text() == "Summary\nkept out\n  5,725,944 of 52,485,722\n    token-turns\n"

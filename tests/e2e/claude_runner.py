@@ -15,7 +15,7 @@ from typing import Any
 
 from ccstate.install.wiring import TESTED_CLAUDE
 
-# The version scripts (bench/ab.py, scripts/bench_ledger_e2e.py) run: the oldest supported.
+# The version scripts (bench/ab.py, bench/bench_ledger_e2e.py) run: the oldest supported.
 # The e2e suite runs on every version in TESTED_CLAUDE (tests/e2e/conftest.py).
 CLAUDE_VERSION = TESTED_CLAUDE[0]
 ALLOWED_TOOLS = "Read Edit Write Bash Agent"
@@ -81,6 +81,10 @@ def claude_env(
         DISABLE_TELEMETRY="1",
         DISABLE_AUTOUPDATER="1",
         DISABLE_ERROR_REPORTING="1",
+        # The code index's detached worker (#41) outlives the session by design: a test that
+        # then removes or copies `.ccstate/` would race it. On only where a test asks for it
+        # (tests/e2e/test_find.py).
+        CCSTATE_FIND="0",
     )
     env.update(env_extra or {})
     return env

@@ -1,7 +1,7 @@
 """A scripted session of 34 tool calls that mixes every read-ledger pattern (issue #3).
 
 Used by `test_ledger.py::test_scripted_session_sends_fewer_input_tokens` and by
-`scripts/bench_ledger_e2e.py`. The same fixed script runs with and without ccstate; what the
+`bench/bench_ledger_e2e.py`. The same fixed script runs with and without ccstate; what the
 model is sent is measured from the request bodies: tiktoken (`ccstate.tokens.count_tokens`) over
 the JSON of each agent request's `messages`, summed over requests.
 """

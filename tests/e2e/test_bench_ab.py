@@ -1,4 +1,5 @@
-"""bench/ab.py: one scenario through the real CLI, both variants; the table and README update."""
+"""bench/ab.py: one scenario through the real CLI, both variants; the table and its update in
+docs/BENCHMARKS.md."""
 
 from __future__ import annotations
 
@@ -37,14 +38,19 @@ def test_repeated_reads_cost_less_with_ccstate(claude_bin: Path, tmp_path: Path)
     assert table[2][3] == f"{ab.reduction(without.prompt, with_.prompt):.1%}"
 
 
-def test_update_readme_replaces_only_the_marked_block(
+def test_update_doc_replaces_only_the_marked_block(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{ab.START}\nold\n{ab.END}\noutro\n")
-    monkeypatch.setattr(ab, "README", readme)
-    ab.update_readme("| new |")
-    assert readme.read_text() == f"intro\n{ab.START}\n| new |\n{ab.END}\noutro\n"
-    readme.write_text("no markers")
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text(f"intro\n{ab.START}\nold\n{ab.END}\noutro\n")
+    monkeypatch.setattr(ab, "DOC", doc)
+    ab.update_doc("| new |")
+    assert doc.read_text() == f"intro\n{ab.START}\n| new |\n{ab.END}\noutro\n"
+    doc.write_text("no markers")
     with pytest.raises(SystemExit, match="no <!-- ab-table:start"):
-        ab.update_readme("x")
+        ab.update_doc("x")
+
+
+def test_the_benchmarks_page_holds_the_markers() -> None:
+    text = ab.DOC.read_text()
+    assert text.count(ab.START) == 1 and text.count(ab.END) == 1

@@ -54,7 +54,11 @@ def test_find_returns_a_function_the_session_just_added_and_an_outside_change(
             respond(conclude),
         ]
     )
-    _, result = claude("add a farewell message next to the greeting", plugin_dir=REPO)
+    _, result = claude(
+        "add a farewell message next to the greeting",
+        plugin_dir=REPO,
+        env_extra={"CCSTATE_FIND": "1"},
+    )
     assert result is not None and result["result"] == "Found both.", result
     after_edit, after_outside = seen
     first = after_edit.splitlines()

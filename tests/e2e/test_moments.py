@@ -360,8 +360,10 @@ def test_resume_after_a_session_that_changed_nothing_only_the_status_line_says_i
     tmux: Tmux,
 ) -> None:
     """ccstate's hook sends the warning, but Claude Code drops every SessionStart output of a
-    resume that brings nothing new (here the capsule is the one the session started with); the
-    status line, inferred from the transcript until the first response, says it instead."""
+    resume that brings nothing new (here the capsule is the one the session started with: a
+    decision, so that there is one, #43); the status line, inferred from the transcript until
+    the first response, says it instead."""
+    (wired / "DECISIONS.md").write_text("# Decisions\n\n## D1: Use spaces\n\n- Status: active\n")
     session = _first_session(claude_bin, wired, claude_home, api, work=False)
     clock.set(47 * 60)
     start(tmux, claude_bin, wired, claude_home, api, clock, "--resume", session)

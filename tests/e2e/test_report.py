@@ -28,6 +28,8 @@ def test_report_counts_what_the_api_served_once_per_response(
         return used
 
     fake_api.usage = usage
+    # a decision, so the capsule has something to say (#43: none on a fresh project)
+    (project / "DECISIONS.md").write_text("# Decisions\n\n## D1: Use spaces\n\n- Status: active\n")
     big = project / "big.py"
     big.write_text("".join(f"value_{i} = {i} * 2  # a line of code\n" for i in range(300)))
     readme = project / "README.md"

@@ -7,7 +7,7 @@ like a record's start: none is passed over unread), one line far over the reader
 transcript that grows faster than it can be read while the hook runs, a FIFO. Each must exit 0
 with its heartbeat written (no crash hides as a fast exit) within the budget plus the
 interpreter's start and exit, with its peak memory at most 256 MiB (the long line never held
-whole), and hooks.log must say what a step left for the next run. scripts/bench_bounded.py
+whole), and hooks.log must say what a step left for the next run. bench/bench_bounded.py
 runs the same at full size (24 million lines, 384 MB) and prints the figures
 docs/RELIABILITY.md quotes; its helper measures here too (peak RSS from `wait4`).
 """
@@ -26,7 +26,7 @@ from ccstate.config import Config, defaults
 from ccstate.hooks import HookEnv, budget
 from helpers import REPO, SRC
 
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "bench"))
 import bench_bounded
 
 BUDGET = 2.0  # seconds: hooks.budget_seconds for these runs

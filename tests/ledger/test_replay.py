@@ -49,15 +49,6 @@ def test_json_output_matches_the_golden_file(tmp_path: Path) -> None:
     assert data["digests"]["total"]["results"] == 0  # no bulky output in this session
 
 
-def test_table_output_matches_the_golden_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("COLUMNS", "160")
-    code, out, err = invoke("replay", str(SESSION), "-C", str(tmp_path))
-    assert (code, err) == (0, "")
-    assert out == golden(FIXTURES / "session.expected.txt", out)
-
-
 def test_config_switches_modes_off(tmp_path: Path) -> None:
     (tmp_path / ".ccstate.yaml").write_text("dedupe:\n  enabled: false\n  diff: false\n")
     code, out, _ = invoke("replay", str(SESSION), "--json", "-C", str(tmp_path))

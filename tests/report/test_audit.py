@@ -154,6 +154,51 @@ def test_advice_names_the_setting_that_pays() -> None:
     assert '"promptCacheTtl": "5m"' in advice.advice_text({"main": stays, "subagents": stays})
 
 
+def test_the_ttl_decision_table_per_scope() -> None:
+    """#40: a column per scope with calls; the verdict first, the figures behind it below."""
+    pays = advice.TtlCosts(calls=10, usd_5m=12.0, usd_1h=9.5, writes_5m=100, avoided=3)
+    pays.gaps["5m_to_60m"] = 4
+    one = advice.ttl_decision({"main": pays, "subagents": advice.TtlCosts()})
+    assert (
+        one.verdict == "Cache TTL: switch the main conversation to 1 hour; ccstate changed nothing"
+    )
+    assert one.header == ("", "main conversation")  # no subagent calls: no column
+    assert dict(one.rows) == {
+        "setting": "promptCacheTtl",
+        "now": "5-minute writes",
+        "alternative": "1-hour writes",
+        "cost now": "$12.00",
+        "cost then": "$9.50",
+        "verdict": 'set "1h": $2.50 less',
+        "calls": "10",
+        "after 5-60 min idle": "4",
+        "after over 1 h idle": "0",
+        "TTL rebuilds 1 h avoids": "3",
+        "TTL rebuilds 5 min adds": "0",
+    }
+    assert one.rows[one.section][0] == "calls" and one.caveat == advice.TTL_CAVEAT
+    both = advice.ttl_decision({"main": pays, "subagents": pays})
+    assert both.verdict == (
+        "Cache TTL: 1 hour pays for both (ENABLE_PROMPT_CACHING_1H=1 where unset)"
+    )
+    assert both.rows[0] == ("setting", "promptCacheTtl", "subagentPromptCacheTtl")
+    stays = advice.TtlCosts(calls=10, usd_5m=5.0, usd_1h=9.0, writes_1h=100)
+    kept = advice.ttl_decision({"main": stays, "subagents": pays})
+    assert kept.verdict == (
+        "Cache TTL: switch the main conversation to 5 minutes and subagents to 1 hour; "
+        "ccstate changed nothing"
+    )
+    assert kept.rows[1:6] == [
+        ("now", "1-hour writes", "5-minute writes"),
+        ("alternative", "5-minute writes", "1-hour writes"),
+        ("cost now", "$9.00", "$12.00"),
+        ("cost then", "$5.00", "$9.50"),
+        ("verdict", 'set "5m": $4.00 less', 'set "1h": $2.50 less'),
+    ]
+    none = advice.ttl_decision({"main": advice.TtlCosts(), "subagents": advice.TtlCosts()})
+    assert (none.verdict, none.rows) == ("Cache TTL: no API calls to judge by.", [])
+
+
 def test_hook_tax_per_command_and_ccstates_share() -> None:
     total = build().total
     rows = {r.command: r for r in hooktax.hook_rows(total.hook_runs)}
@@ -207,13 +252,15 @@ def test_rebuilds_as_csv_json_and_table() -> None:
     assert code == 0 and "prefix changed mid-turn" in out and "(smaller drops" in out
 
 
-def test_advice_paragraph_and_its_errors() -> None:
+def test_advice_tables_and_their_errors() -> None:
+    """The tables' text: tests/cli/test_text_output.py (golden at 80 and 140 columns)."""
     code, out, _ = invoke("report", str(CASE), "--advice")
-    assert code == 0 and out.startswith("TTL advice: For the main conversation (13 calls;")
+    assert code == 0 and out.startswith("Cache TTL: keep what you have; ccstate changed nothing\n")
+    assert "│ calls                   │ 13                │" in out.splitlines()
     code, out, _ = invoke("report", str(CASE), "--advice", "--json")
     assert json.loads(out)["scopes"]["main"]["rebuilds_avoided_with_1h"] == 1
     code, _, err = invoke("report", str(CASE), "--advice", "--csv")
-    assert code == 2 and "--advice prints a paragraph" in err
+    assert code == 2 and "--advice prints tables (or --json), not CSV" in err
     code, _, err = invoke("report", str(CASE), "--advice", "--rebuilds")
     assert code == 2 and "choose one of --rebuilds and --advice" in err
 
@@ -222,7 +269,8 @@ def test_the_default_report_shows_the_audit_advice_and_hooks() -> None:
     code, out, _ = invoke("report", str(CASE))
     assert code == 0
     assert "Cache rebuilds (7 of 12 calls;" in out and "Costliest" not in out
-    assert "TTL advice:" in out and "Hook tax (16.4 s recorded; ccstate's share 2%)" in out
+    assert "Cache TTL: keep what you have; ccstate changed nothing" in out.splitlines()
+    assert "Hook tax (16.4 s recorded; ccstate's share 2%)" in out
     code, out, _ = invoke("report", str(CASE), "--csv")
     header, row = out.splitlines()[:2]
     assert header.endswith("rebuilds,rebuild_rewritten_tokens,rebuild_extra_usd,hook_seconds")

@@ -90,17 +90,45 @@ def test_a_manual_compaction_is_kept_and_an_automatic_one_dropped() -> None:
     assert replayed.carried == 50_000 + 50_000 + 35_000  # no reset at the automatic one
 
 
+def test_the_decision_table_names_the_setting_when_a_threshold_pays() -> None:
+    """#40: the verdict first, a row per threshold, the model's error and inputs below."""
+    observed = compact_advice.Outcome(None, usd=10.0, calls=5, compactions=1, carried=1_000)
+    cheaper = compact_advice.Outcome(60_000, usd=8.0, added=2, dropped=1, carried=600, rereads=99)
+    dearer = compact_advice.Outcome(80_000, usd=10.5, added=1, carried=900, rereads=50)
+    hist = compact_advice.History(3_000, 20_000, 99, 2)
+    advice = compact_advice.Advice(hist, 10.4, observed, [cheaper, dearer])
+    decision = compact_advice.decision(advice)
+    assert decision.verdict == (
+        "Compaction: set CLAUDE_CODE_AUTO_COMPACT_WINDOW=93000; $2.00 (20%) less"
+    )
+    assert decision.rows == [
+        ("billed\n5 calls", "$10.40", "", "", "", ""),
+        ("now (model)", "$10.00", "", "1", "", ""),
+        ("60,000", "$8.00", "-$2.00", "+2 -1", "400", "99"),
+        ("80,000", "$10.50", "+$0.50", "+1 -0", "100", "50"),
+    ]
+    assert decision.caveat == (
+        "Model error 3.8%; median of your 2: 3,000 summary, 20,000 kept, 99 re-read"
+    )
+    advice.replays = [dearer]
+    assert compact_advice.decision(advice).verdict == (
+        "Compaction: keep Claude Code's threshold; none saves over 5%"
+    )
+    advice.observed = compact_advice.Outcome(None)
+    assert compact_advice.decision(advice).rows == []
+
+
 def test_the_setting_is_the_window_that_compacts_at_the_threshold() -> None:
     assert compact_advice.setting(100_000) == "CLAUDE_CODE_AUTO_COMPACT_WINDOW=133000"
 
 
 @pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
 def test_the_defaults_are_the_calibration_medians() -> None:
-    """compact_advice.py's defaults are what scripts/compaction_calibration.py prints."""
+    """compact_advice.py's defaults are what bench/compaction_calibration.py prints."""
     result = subprocess.run(
         [
             sys.executable,
-            str(REPO / "scripts" / "compaction_calibration.py"),
+            str(REPO / "bench" / "compaction_calibration.py"),
             "--corpus",
             str(PUBLIC),
         ],

@@ -283,9 +283,13 @@ def test_tables_name_sessions_models_and_notes(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.chdir(FIXTURES)
     code, out, err = invoke("report", "split_message.jsonl")
     assert (code, err) == (0, "")
-    assert "ccstate report: 1 session(s), 1 file(s), 10 records; prices of 2026-11-30" in out
+    lines = out.splitlines()
+    assert lines[:2] == [
+        "ccstate report: 1 session(s), 1 file(s), 10 records",
+        "prices of 2026-11-30 (pricing.json)",
+    ]
     assert "claude-opus-4-6" in out and "split_message" in out
-    assert "2 assistant records folded into the API call they belong to" in out
+    assert "2 assistant records folded into their API call (same message.id)." in lines
     assert "1 unreadable line(s) skipped" in out
 
 

@@ -203,9 +203,9 @@ def test_only_the_folding_characters_lower_case_to_ascii() -> None:
 
 def _corpus_moments(separator: str) -> list[str]:
     """Title and body of every moment recall builds from the 33 public transcripts (about
-    2,000 texts, 1 MB), as scripts/bench_prefilter.py reads them."""
+    2,000 texts, 1 MB), as bench/bench_prefilter.py reads them."""
     spec = importlib.util.spec_from_file_location(
-        "bench_prefilter", REPO / "scripts" / "bench_prefilter.py"
+        "bench_prefilter", REPO / "bench" / "bench_prefilter.py"
     )
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)

@@ -25,7 +25,7 @@ from gitleaks_corpus import windows as secret_windows
 from helpers import REPO
 from secrets_corpus import KINDS, ORDINARY
 
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "scripts" / "generate"))
 import gitleaks_rules
 
 

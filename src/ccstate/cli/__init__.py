@@ -205,6 +205,22 @@ def main() -> None:
         raise
 
 
+WIDTH_WHEN_PIPED = 140  # text output to a file, a pipe or an agent, unless $COLUMNS says
+
+
+def output_width() -> int:
+    """The width text output fits (#40): $COLUMNS, else the terminal's, else WIDTH_WHEN_PIPED
+    (what rich's consoles get in `tables.make_console`)."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        import shutil
+
+        return shutil.get_terminal_size().columns
+    return WIDTH_WHEN_PIPED
+
+
 def echo_json(data: Any) -> None:
     """`--json` output: plain JSON on stdout, keys sorted, nothing else."""
     click.echo(json.dumps(data, indent=2, sort_keys=True))
@@ -223,6 +239,7 @@ __all__ = [
     "handle_errors",
     "load_all_commands",
     "main",
+    "output_width",
     "project_option",
     "request_fast_exit",
     "resolve_project",

@@ -9,6 +9,10 @@ from pathlib import Path
 from ccstate.cli import cli, handle_errors, project_option, resolve_project
 from ccstate.install import doctor
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.text import Text
+
 
 @cli.command(name="doctor")
 @project_option
@@ -56,22 +60,32 @@ def _code_index(root: Path) -> list[doctor.Check]:
 
 
 def _render_checks(root: Path, checks: list[doctor.Check]) -> None:
+    """The verdict first (which checks failed), then a row per check."""
     from rich.table import Table
     from rich.text import Text
 
     from ccstate.cli import tables
 
     style = {"ok": "green", "info": "cyan", "warn": "yellow", "fail": "bold red"}
-    table = Table(title=Text(f"ccstate doctor: {root}"), show_lines=False)
+    console = tables.make_console()
+    tables.print_wrapped(console, _verdict(checks))
+    table = Table(title=Text(f"checks in {root}"), show_lines=False)
     table.add_column("check")
     table.add_column("status")
     table.add_column("details", overflow="fold")
     for check in checks:
         level = Text(check.level, style=style[check.level])
         table.add_row(check.name, level, Text(check.message))  # a message can hold "[...]"
-    console = tables.make_console()
     tables.print_table(console, table)
-    failed = sum(check.level == "fail" for check in checks)
-    console.print(
-        f"[bold red]{failed} check(s) failed[/]" if failed else "[green]all checks passed[/]"
-    )
+
+
+def _verdict(checks: list[doctor.Check]) -> Text:
+    """`ccstate doctor: 1 check(s) failed: hooks; 1 warning(s): claude`."""
+    from rich.text import Text
+
+    failed = [check.name for check in checks if check.level == "fail"]
+    warned = [check.name for check in checks if check.level == "warn"]
+    head = f"{len(failed)} check(s) failed: {', '.join(failed)}" if failed else "all checks passed"
+    tail = f"; {len(warned)} warning(s): {', '.join(warned)}" if warned else ""
+    style = "bold red" if failed else "bold yellow" if warned else "bold green"
+    return Text(f"ccstate doctor: {head}{tail}", style=style)

@@ -99,7 +99,7 @@ def _render(report: claude_md.Report, fixed: list[split.Change], before: int | N
     files.add_section()
     files.add_row("total", "", "", f"{report.total_tokens:,}", "")
     tables.print_table(console, files)
-    console.print(f"tokens: {report.tokenizer}")
+    tables.print_wrapped(console, f"tokens: {report.tokenizer}")
     if not report.files:
         console.print("no CLAUDE.md, rules or imports here: nothing loads before the first prompt")
     for change in fixed:
@@ -113,19 +113,24 @@ def _render(report: claude_md.Report, fixed: list[split.Change], before: int | N
 
 
 def _render_findings(console: Console, report: claude_md.Report) -> None:
-    from rich.padding import Padding
+    """The counts first, then a row per finding: level, where, rule, what and the fix."""
+    from rich.table import Table
     from rich.text import Text
+
+    from ccstate.cli import tables
 
     if not report.findings:
         console.print("[green]no findings[/]")
         return
+    counts = ", ".join(f"{report.count(level)} {level}(s)" for level in claude_md.LEVELS)
+    title = Text(f"Findings: {counts}", style="bold red" if report.count("error") else "bold")
+    table = Table(title=title)
+    table.add_column("level", no_wrap=True)
+    table.add_column("where", overflow="fold")
+    table.add_column("finding", overflow="fold")
     style = {"error": "bold red", "warning": "yellow", "info": "cyan"}
     for f in report.findings:
         where = f"{f.path}:{f.line}" if f.line else f.path
-        head = Text(f"{f.level:<8}", style=style[f.level])
-        head.append(f"{where} ({f.rule})")
-        console.print(head)
         body = f.message + (f"\nuse: {f.suggestion}" if f.suggestion else "")
-        console.print(Padding(Text(body), (0, 0, 0, 8)))
-    counts = ", ".join(f"{report.count(level)} {level}(s)" for level in claude_md.LEVELS)
-    console.print(Text(counts, style="bold red" if report.count("error") else ""))
+        table.add_row(Text(f.level, style=style[f.level]), Text(f"{where}\n({f.rule})"), Text(body))
+    tables.print_table(console, table)

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ccstate import config, paths
-from ccstate.cli import cli, echo_json, handle_errors, project_option, resolve_project
+from ccstate.cli import (
+    cli,
+    echo_json,
+    handle_errors,
+    output_width,
+    project_option,
+    resolve_project,
+)
 from ccstate.errors import CcstateError
 from ccstate.recall import KINDS, hits, index, migrate, render, search, update
 from ccstate.recall.text import clip, one_line, query_terms
@@ -33,7 +40,8 @@ STALE_VECTORS = (
     "--no-update once"
 )
 _RELATIVE = re.compile(r"^(\d+)([dwm])$")
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)  # a match may wrap to the next line
+_HIT = re.compile(r"\d+\. ")
 
 
 @cli.command(name="recall")
@@ -160,17 +168,17 @@ def _answer(
         data["indexed"] = indexed
         echo_json({**data, "unmentioned": unmentioned} if unmentioned else data)
     elif not words:
-        click.echo(render.ONLY_STOPWORDS.format(query=render.quoted(text)))
+        click.echo(fit(render.ONLY_STOPWORDS.format(query=render.quoted(text))))
     elif unmentioned:
         names = ", ".join(map(repr, unmentioned[: render.WORDS]))
         names += ", …" if len(unmentioned) > render.WORDS else ""
-        click.echo(render.UNMENTIONED.format(query=render.quoted(text), names=names))
+        click.echo(fit(render.UNMENTIONED.format(query=render.quoted(text), names=names)))
     elif not found:
         absent, common = search.searchable(con, text)
         filtered = bool(since or session or kinds)
-        click.echo(render.nothing_text(text, absent, common, filtered))
+        click.echo(fit(render.nothing_text(text, absent, common, filtered)))
     else:
-        click.echo(_highlight(render.hits_text(text, found)))
+        click.echo(_highlight(fit(render.hits_text(text, found))))
 
 
 def _embedder(cfg: config.Config, root: Path, con: sqlite3.Connection) -> Embedder | None:
@@ -208,6 +216,28 @@ def parse_since(text: str | None, today: dt.date | None = None) -> str:
         ) from None
 
 
+def fit(text: str, width: int | None = None) -> str:
+    """Each line within the output width (#40): a longer one wrapped at spaces, the rest
+    indented under its text (a hit's under its REF, past `N. `), so a hit still starts its
+    own line; a word longer than the width (a path, a hash) stays whole, never split."""
+    import textwrap
+
+    width = width or output_width()
+    out: list[str] = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line)
+            continue
+        hit = _HIT.match(line)
+        lead = len(line) - len(line.lstrip(" "))
+        hang = " " * (hit.end() if hit else lead + 2)
+        wrapped = textwrap.wrap(
+            line, width, subsequent_indent=hang, break_long_words=False, break_on_hyphens=False
+        )
+        out += wrapped or [line]  # only spaces: as it is
+    return "\n".join(out)
+
+
 def _highlight(line: str) -> str:
     if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
         return _BOLD.sub(lambda m: click.style(m.group(1), bold=True), line)
@@ -232,15 +262,14 @@ def _show(state: Path, ref: str, as_json: bool) -> None:
         date = hit.ts[:19].replace("T", " ") or "-"
         where = f"{_home(hit.path)}:{hit.line}"
         branch = f" on {hit.branch}" if hit.branch else ""
-        click.echo(f"{mark} {hit.kind} {hits.ref(hit)} session {hit.session} {date}{branch}")
-        click.echo(f"   at {where}")
+        lines = [f"{mark} {hit.kind} {hits.ref(hit)} session {hit.session} {date}{branch}"]
+        lines.append(f"   at {where}")
         if hit.id in ids:
-            if hit.title:
-                click.echo(f"   {hit.title}")
-            for line in hit.body.splitlines():
-                click.echo(f"   {line}")
+            lines += [f"   {hit.title}"] if hit.title else []
+            lines += [f"   {line}" for line in hit.body.splitlines()]
         else:
-            click.echo(f"   {clip(one_line(hit.title + ' ' + hit.body), 160)}")
+            lines.append(f"   {clip(one_line(hit.title + ' ' + hit.body), 160)}")
+        click.echo(fit("\n".join(lines)))
         click.echo()
 
 

@@ -76,8 +76,8 @@ def replay_cmd(
         )
     else:
         _render(reports, total)
-        _render_digests(total, digests)
-        _render_share(total, digests, kept, share)
+        _render_digests(digests)
+        _render_summary(total, digests, kept, share)
     sys.exit(1 if total.violations or digests.lost else 0)
 
 
@@ -110,42 +110,33 @@ def _render(reports: list[replay.FileReport], total: replay.Totals) -> None:
     table.add_row("TOTAL", *_cells(total), style="bold")
     console = tables.make_console()
     tables.print_table(console, table)
-    share = total.chars_saved / total.read_chars if total.read_chars else 0.0
-    unit = "tiktoken cl100k_base" if total.tokens_exact else "estimated as chars/4"
-    console.print(
-        f"{total.reads} Reads, {total.rereads} of them re-reads in the same context and epoch, "
-        f"{sum(total.replaced.values())} replaced; "
-        f"{total.chars_saved:,} of {total.read_chars:,} Read characters kept out ({share:.1%}); "
-        f"tokens: {unit}."
-    )
-    console.print(_sources_line(total))
-    cc = total.cc_dedupe
-    console.print(
-        f'Claude Code\'s own read dedupe: {cc:,} "file unchanged" answer'
-        f"{'' if cc == 1 else 's'} to repeated Reads, {total.cc_dedupe_tokens:,} tokens and "
-        f"{total.cc_dedupe_token_turns:,} token-turns kept out by Claude Code (not counted as "
-        "ccstate's)."
-    )
-    _print_check(
-        console,
-        "safety check",
-        total.violations,
-        "every replacement relies only on text its context received or wrote in the current epoch.",
-    )
+    tables.print_table(console, _sources_table(total))
 
 
-def _sources_line(total: replay.Totals) -> str:
-    """Where the replaced text came from: Reads, or the context's own writes (#24)."""
-    parts = []
+def _sources_table(total: replay.Totals) -> Any:
+    """Where the replaced text came from: Reads, or the context's own writes (#24); after how
+    many of its writes the ledger held the file; Claude Code's own answers apart (#23)."""
+    from rich.table import Table
+
+    table = Table(title="Replacements by where their text came from")
+    table.add_column("source")
+    for name in ("replaced", "tokens", "token-turns", "file held after"):
+        table.add_column(name, justify="right", no_wrap=True)
     for source, (count, saved, turns) in total.by_source.items():
-        if source == "Read" or count:
-            what = "Reads (and shell reads)" if source == "Read" else f"its own {source}s"
-            parts.append(f"{what} {count:,} ({saved:,} tokens, {turns:,} token-turns)")
-    held = ", ".join(f"{total.writes_held[t]:,} of {total.writes[t]:,} {t}s" for t in total.writes)
-    return (
-        f"Replacements by where their text came from: {'; '.join(parts)}. The ledger held the "
-        f"file after {held}."
+        what = "Reads (and shell reads)" if source == "Read" else f"its own {source}s"
+        held = ""
+        if source in total.writes:
+            held = f"{total.writes_held[source]:,} of {total.writes[source]:,}"
+        table.add_row(what, f"{count:,}", f"{saved:,}", f"{turns:,}", held)
+    table.add_section()
+    table.add_row(
+        "Claude Code's own read dedupe (not ccstate's)",
+        f"{total.cc_dedupe:,}",
+        f"{total.cc_dedupe_tokens:,}",
+        f"{total.cc_dedupe_token_turns:,}",
+        "",
     )
+    return table
 
 
 def _cells(t: replay.Totals) -> list[str]:
@@ -163,10 +154,12 @@ def _cells(t: replay.Totals) -> list[str]:
     ]
 
 
+CAVEAT = "token-turns: tokens x the later API calls of their context and epoch"
+SAFE = "every replacement relies only on text its context received or wrote in the current epoch"
 DIGEST_COLUMNS = ("results", "digests", "chars kept out", "tokens", "token-turns")
 
 
-def _render_digests(total: replay.Totals, digests: outputs_replay.DigestTotals) -> None:
+def _render_digests(digests: outputs_replay.DigestTotals) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -179,49 +172,83 @@ def _render_digests(total: replay.Totals, digests: outputs_replay.DigestTotals) 
     for name, one in sorted(digests.tools.items()):
         table.add_row(Text(name), *_digest_cells(one))
     table.add_row("TOTAL", *_digest_cells(digests.total), style="bold")
-    console = tables.make_console()
-    tables.print_table(console, table)
-    kept_out = digests.total.token_turns_saved + total.shell_token_turns_saved
-    ratio = kept_out / total.token_turns_saved if total.token_turns_saved else 0.0
-    console.print(
-        f"{total.shell_reads} shell reads, {total.shell_notices} repeats answered with a notice "
-        f"({total.shell_tokens_saved:,} tokens, {total.shell_token_turns_saved:,} token-turns "
-        f"kept out). Digests and shell-read notices keep out {kept_out:,} token-turns: "
-        f"{ratio:.1f}x the read ledger's {total.token_turns_saved:,}."
-    )
-    _print_check(
-        console,
-        "digest safety check",
-        digests.lost,
-        f"all {digests.failure_lines:,} failure and error lines of the digested outputs are in "
-        "their digests.",
-    )
+    tables.print_table(tables.make_console(), table)
 
 
-def _render_share(
+def _render_summary(
     total: replay.Totals, digests: outputs_replay.DigestTotals, kept: int, share: float
 ) -> None:
+    """The verdict (the share kept out, the two safety checks) over the figures behind it;
+    then each failed check's problems."""
+    from rich.text import Text
+
     from ccstate.cli import tables
 
-    console = tables.make_console()
-    console.print(
-        f"[bold]ccstate keeps out {share:.1%} of all tool-result token-turns[/]: {kept:,} of "
-        f"{total.result_token_turns:,} (read ledger {total.token_turns_saved:,}, shell-read "
-        f"notices {total.shell_token_turns_saved:,}, digests "
-        f"{digests.total.token_turns_saved:,}; every tool result's tokens x the later API calls "
-        "of its context and epoch)."
+    checks = [("safety check", total.violations), ("digest safety check", digests.lost)]
+    failed = [f"{name} FAILED: {len(problems)}" for name, problems in checks if problems]
+    verdict = Text(
+        f"ccstate keeps out {share:.1%} of all tool-result token-turns; "
+        + ("; ".join(failed) if failed else "safety checks passed"),
+        style="bold red" if failed else "bold",
     )
+    console = tables.make_console()
+    rows = _summary_rows(total, digests, kept) + _check_rows(total, digests)
+    tables.print_table(console, tables.facts_table(verdict, rows))
+    tables.print_wrapped(console, CAVEAT, "dim")
+    for name, problems in checks:
+        if problems:
+            console.print(f"[bold red]{name} FAILED: {len(problems)}[/]")
+            for line in problems[:20]:
+                console.print(Text(f"  {line}"))
 
 
-def _print_check(console: Any, name: str, problems: list[str], passed: str) -> None:
+def _summary_rows(
+    total: replay.Totals, digests: outputs_replay.DigestTotals, kept: int
+) -> list[tuple[str, Any]]:
+    share = total.chars_saved / total.read_chars if total.read_chars else 0.0
+    notices = digests.total.token_turns_saved + total.shell_token_turns_saved
+    ratio = notices / total.token_turns_saved if total.token_turns_saved else 0.0
+    replaced = sum(total.replaced.values())
+    return [
+        ("kept out", f"{kept:,} of {total.result_token_turns:,} token-turns"),
+        ("tokens", "tiktoken cl100k_base" if total.tokens_exact else "estimated as chars/4"),
+        ("read ledger", f"{total.token_turns_saved:,} token-turns"),
+        (
+            "  Reads",
+            f"{total.reads:,}: {total.rereads:,} re-reads (same context, epoch), "
+            f"{replaced:,} replaced",
+        ),
+        (
+            "  Read characters",
+            f"{total.chars_saved:,} of {total.read_chars:,} kept out ({share:.1%})",
+        ),
+        ("shell-read notices", f"{total.shell_token_turns_saved:,} token-turns"),
+        (
+            "  shell reads",
+            f"{total.shell_reads:,}, {total.shell_notices:,} repeats answered "
+            f"with a notice ({total.shell_tokens_saved:,} tokens)",
+        ),
+        ("digests", f"{digests.total.token_turns_saved:,} token-turns"),
+        ("digests and notices", f"{notices:,} token-turns, {ratio:.1f}x the read ledger's"),
+    ]
+
+
+def _check_rows(
+    total: replay.Totals, digests: outputs_replay.DigestTotals
+) -> list[tuple[str, Any]]:
+    lines = f"all {digests.failure_lines:,} failure and error lines of the digested outputs"
+    return [
+        ("safety check", _check(total.violations, SAFE)),
+        ("digest safety check", _check(digests.lost, f"{lines} are in their digests")),
+    ]
+
+
+def _check(problems: list[str], passed: str) -> Any:
     from rich.text import Text
 
     if problems:
-        console.print(f"[bold red]{name} FAILED: {len(problems)}[/]")
-        for line in problems[:20]:
-            console.print(Text(f"  {line}"))
-    else:
-        console.print(f"[green]{name} passed[/]: {passed}")
+        return Text(f"FAILED: {len(problems):,}", style="bold red")
+    return Text.assemble(("passed", "green"), f": {passed}")
 
 
 def _digest_cells(t: outputs_replay.ToolTotals) -> list[str]:

@@ -105,7 +105,7 @@ def report_cmd(
     if rebuilds and advice:
         raise click.UsageError("choose one of --rebuilds and --advice")
     if advice and as_csv:
-        raise click.UsageError("--advice prints a paragraph (or --json), not CSV")
+        raise click.UsageError("--advice prints tables (or --json), not CSV")
     if html_file is not None and (as_json or as_csv or rebuilds or advice):
         raise click.UsageError(
             "--html writes a page: use it without --json, --csv, --rebuilds, --advice"
@@ -208,7 +208,7 @@ def _write_html(result: Any, target: Path) -> None:
 
 
 def _audit_output(result: Any, rebuilds: bool, as_json: bool, as_csv: bool) -> None:
-    """`--rebuilds` (every rebuild) or `--advice` (the TTL paragraph), as text, JSON or CSV."""
+    """`--rebuilds` (every rebuild) or `--advice` (a table per decision), as text, JSON or CSV."""
     from ccstate.report import advice, audit, compact_advice
     from ccstate.report import summary as report
 
@@ -231,9 +231,12 @@ def _audit_output(result: Any, rebuilds: bool, as_json: bool, as_csv: bool) -> N
         tables.print_table(console, report_render.rebuilds_table(result, None))
     else:
         assert early is not None
-        click.echo(advice.advice_text(result.total.ttl))
-        click.echo()
-        click.echo(compact_advice.advice_text(early))
+        from ccstate.cli import report_render, tables
+
+        console = report_render.make_console()
+        tables.print_decision(console, advice.ttl_decision(result.total.ttl))
+        console.print()
+        tables.print_decision(console, compact_advice.decision(early))
 
 
 def _dumps(data: Any) -> bytes:

@@ -46,9 +46,10 @@ def render(
         Text.assemble(
             ("ccstate report", "bold"),
             f": {len(result.sessions)} session(s), {result.files} file(s), "
-            f"{result.records:,} records; prices of {p.date} ({p.origin})",
+            f"{result.records:,} records",
         )
     )
+    tables.print_wrapped(console, f"prices of {p.date} ({p.origin})", "dim")
     tables.print_table(console, _sessions_table(result))
     tables.print_table(console, _models_table(result.total))
     tables.print_table(console, _composition_table(result.total))
@@ -62,12 +63,12 @@ def render(
     tables.print_table(console, rebuild_classes_table(result.total))
     if result.total.cache_audit.count:
         tables.print_table(console, rebuilds_table(result, top))
-    console.print(advice.advice_text(result.total.ttl))
+    tables.print_decision(console, advice.ttl_decision(result.total.ttl))
     hooks = hooks_table(result.total)
     if hooks is not None:
         tables.print_table(console, hooks)
     for note in _notes(result):
-        console.print(note, style="dim")
+        tables.print_wrapped(console, note, "dim")
 
 
 def make_console() -> Console:
@@ -368,8 +369,8 @@ def _notes(result: Report) -> list[str]:
     notes = []
     if result.folded_records:
         notes.append(
-            f"{result.folded_records:,} assistant records folded into the API call they belong "
-            "to (same message.id)."
+            f"{result.folded_records:,} assistant records folded into their API call (same "
+            "message.id)."
         )
     if result.cross_file_duplicates:
         notes.append(f"{result.cross_file_duplicates:,} API calls seen in two files counted once.")

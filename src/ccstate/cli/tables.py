@@ -7,11 +7,16 @@ headers) and each flexible column at least FLEX_MIN characters; otherwise each r
 becomes a record: its first cell on a line, then `header value` pairs wrapped to the
 width. Piped output (a file, `less`, `grep`) is WIDTH_WHEN_PIPED wide unless $COLUMNS
 says otherwise, so it keeps one line per row.
+
+Every command's text output goes through here (#40): a title on its own line, a few named
+figures as a two-column table (`facts_table`) rather than a sentence, and a decision the
+tool advises as its verdict, a table and one line of caveat (`print_decision`).
 """
 
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,7 +24,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-WIDTH_WHEN_PIPED = 140
+from ccstate.cli import WIDTH_WHEN_PIPED as WIDTH_WHEN_PIPED  # defined beside output_width
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ccstate.report.advice import Decision
+
 FLEX_MIN = 16  # a folded file name or session id narrower than this is not readable
 SEPARATOR = " · "
 
@@ -33,11 +43,37 @@ def make_console(**kwargs: Any) -> Console:
 
 
 def print_table(console: Console, table: Table) -> None:
-    """The table if it fits the console's width, else the same cells as stacked records."""
-    if needed_width(table) <= console.width:
-        console.print(table)
-    else:
-        print_records(console, table)
+    """The title on its own line, then the table if it fits the console's width, else the
+    same cells as stacked records. (Rich would wrap a title to the table's width, and pad
+    it out to that width with spaces.)"""
+    title, table.title = table.title, None
+    try:
+        if title:
+            print_wrapped(console, title, "italic")
+        if needed_width(table) <= console.width:
+            console.print(table)
+        else:
+            print_records(console, table)
+    finally:
+        table.title = title
+
+
+def print_wrapped(
+    console: Console, line: str | Text, style: str = "", indent: str = "", hang: str = ""
+) -> None:
+    """One line of text (a title, a verdict, a caveat) wrapped at spaces to the console's
+    width, each piece printed whole: rich's own wrap leaves a space at each line's end."""
+    text = _text(line)
+    wrap = textwrap.TextWrapper(
+        console.width,
+        initial_indent=indent,
+        subsequent_indent=hang,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    pieces = wrap.wrap(text.plain) or [text.plain]
+    for piece in pieces:
+        console.print(Text(piece, style=text.style), style=style)
 
 
 def needed_width(table: Table) -> int:
@@ -58,15 +94,47 @@ def needed_width(table: Table) -> int:
 def print_records(console: Console, table: Table) -> None:
     """Each row as `first cell` then indented `header value` pairs, wrapped to the width."""
     if table.title:
-        console.print(_text(table.title), style="italic")
-    headers = [_plain(column.header) for column in table.columns]
+        print_wrapped(console, table.title, "italic")
+    headers = [" ".join(_plain(column.header).split()) for column in table.columns]
+    if not table.show_header:
+        headers = [""] * len(headers)
     columns = [list(column.cells) for column in table.columns]
     for index, row in enumerate(table.rows):
         cells = [_plain(column[index]) if index < len(column) else "" for column in columns]
         console.print(Text(cells[0] or "-", style=row.style or ""))
-        pairs = [f"{h} {c}" for h, c in zip(headers[1:], cells[1:], strict=True) if c.strip()]
-        for line in _pack(pairs, console.width - 2):
-            console.print(Text("  " + line, style=row.style or ""))
+        pairs = [
+            f"{h} {c}".strip() for h, c in zip(headers[1:], cells[1:], strict=True) if c.strip()
+        ]
+        for line in _pack(pairs, console.width - 2):  # a longer pair wraps, further in
+            print_wrapped(console, Text(line, style=row.style or ""), indent="  ", hang="    ")
+
+
+def facts_table(title: str | Text, rows: Iterable[tuple[str, str | Text]]) -> Table:
+    """A two-column table of `label value` rows, no header: a few figures with their names,
+    where a sentence would bury them (#40)."""
+    table = Table(title=title, show_header=False)
+    table.add_column("what", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    for label, value in rows:
+        table.add_row(label, value)
+    return table
+
+
+def print_decision(console: Console, decision: Decision) -> None:
+    """The verdict, the table (stacked records when it does not fit), one line of caveat."""
+    print_wrapped(console, decision.verdict, "bold")
+    if not decision.rows:
+        return
+    table = Table()
+    for index, name in enumerate(decision.header):
+        right = decision.numeric and index > 0
+        table.add_column(name, justify="right" if right else "left", no_wrap=True)
+    for index, row in enumerate(decision.rows):
+        if index == decision.section and index:
+            table.add_section()
+        table.add_row(*row)
+    print_table(console, table)
+    print_wrapped(console, decision.caveat, "dim")
 
 
 def _pack(pairs: Iterable[str], width: int) -> list[str]:

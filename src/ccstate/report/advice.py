@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ccstate.report.audit import TTL_SECONDS, Call, CardOf, is_main, rates_of
 from ccstate.report.pricing import RateCard
@@ -190,6 +190,69 @@ def _scope_sentence(scope: str, c: TtlCosts) -> str:
     return (
         f"{head} {WORDS[best]} writes would have saved ${saving:,.2f}: set {setting(scope, best)}."
     )
+
+
+class Decision(NamedTuple):
+    """A decision as the CLI prints it (#40): the verdict first, a table, one line of caveat."""
+
+    verdict: str
+    header: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+    section: int  # a line above this row: the decision's rows, then the figures behind it
+    caveat: str
+    numeric: bool  # the columns after the first hold numbers (right-justified)
+
+
+TTL_CAVEAT = "Set in ~/.claude/settings.json (or CLAUDE_CODE_[SUBAGENT_]PROMPT_CACHE_TTL)."
+COLUMNS = {"main": "main conversation", "subagents": "subagents"}
+SHORT = {"5m": "5 minutes", "1h": "1 hour"}
+
+
+def ttl_decision(costs: dict[str, TtlCosts]) -> Decision:
+    """Per scope (a column each): the setting, the TTL now and the other one, what each cost,
+    the verdict; then the calls, their idle gaps and the TTL rebuilds behind it."""
+    scopes = [scope for scope in SCOPES if costs[scope].calls]
+    if not scopes:
+        return Decision("Cache TTL: no API calls to judge by.", (), [], 0, "", False)
+    cs = [costs[scope] for scope in scopes]
+    other = {"5m": "1h", "1h": "5m"}
+    rows = [
+        ("setting", *(SETTINGS[scope][0] for scope in scopes)),
+        ("now", *(f"{WORDS[c.current]} writes" for c in cs)),
+        ("alternative", *(f"{WORDS[other[c.current]]} writes" for c in cs)),
+        ("cost now", *(_usd(c, c.current) for c in cs)),
+        ("cost then", *(_usd(c, other[c.current]) for c in cs)),
+        ("verdict", *(_verdict(c) for c in cs)),
+        ("calls", *(f"{c.calls:,}" for c in cs)),
+        ("after 5-60 min idle", *(f"{c.gaps['5m_to_60m']:,}" for c in cs)),
+        ("after over 1 h idle", *(f"{c.gaps['over_60m']:,}" for c in cs)),
+        ("TTL rebuilds 1 h avoids", *(f"{c.avoided:,}" for c in cs)),
+        ("TTL rebuilds 5 min adds", *(f"{c.added:,}" for c in cs)),
+    ]
+    header = ("", *(COLUMNS[scope] for scope in scopes))
+    return Decision(_ttl_verdict(costs, scopes), header, rows, 6, TTL_CAVEAT, False)
+
+
+def _usd(c: TtlCosts, ttl: str) -> str:
+    return f"${c.usd_5m if ttl == '5m' else c.usd_1h:,.2f}"
+
+
+def _verdict(c: TtlCosts) -> str:
+    best, saving = best_ttl(c), abs(c.net_usd)
+    if best == c.current:
+        return f"keep: ${saving:,.2f} less"
+    return f'set "{best}": ${saving:,.2f} less'
+
+
+def _ttl_verdict(costs: dict[str, TtlCosts], scopes: list[str]) -> str:
+    """The title line: what to do, scope by scope."""
+    moves = [scope for scope in scopes if best_ttl(costs[scope]) != costs[scope].current]
+    if not moves:
+        return "Cache TTL: keep what you have; ccstate changed nothing"
+    if len(scopes) == 2 and all(best_ttl(costs[scope]) == "1h" for scope in scopes):
+        return "Cache TTL: 1 hour pays for both (ENABLE_PROMPT_CACHING_1H=1 where unset)"
+    parts = [f"{NAMES[scope]} to {SHORT[best_ttl(costs[scope])]}" for scope in moves]
+    return "Cache TTL: switch " + " and ".join(parts) + "; ccstate changed nothing"
 
 
 def advice_json(costs: dict[str, TtlCosts]) -> dict[str, Any]:

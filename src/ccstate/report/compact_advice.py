@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ccstate.report.advice import Decision
 from ccstate.report.audit import TTL_SECONDS, CardOf, seconds_between
 from ccstate.report.compactions import SUMMARY_PROMPT_TOKENS, CompactionCost, est_tokens, prompt_of
 from ccstate.report.pricing import Rates
@@ -301,6 +302,59 @@ def advice_text(advice: Advice) -> str:
         summary=h.summary, remainder=h.remainder, reread=h.reread, source=source
     )
     return f"{head} Replayed " + "; ".join(parts) + f". {verdict} {assumptions}"
+
+
+DECISION_HEADER = (
+    "compact at",
+    "cost",
+    "vs now",
+    "summaries\n+added -dropped",
+    "token-calls\nnot carried",
+    "tokens\nre-read",
+)
+
+
+def decision(advice: Advice) -> Decision:
+    """The bill, the session as the model prices it, and a row per threshold replayed (its
+    cost, the difference, summarising calls added and automatic ones dropped, token-calls
+    not carried, tokens re-read); the verdict above, the model's error and inputs below."""
+    o, h = advice.observed, advice.history
+    if not o.calls:
+        return Decision("Compaction: no main-conversation calls to replay.", (), [], 0, "", True)
+    rows: list[tuple[str, ...]] = [
+        (f"billed\n{o.calls:,} calls", f"${advice.billed:,.2f}", "", "", "", ""),
+        ("now (model)", f"${o.usd:,.2f}", "", f"{o.compactions:,}", "", ""),
+    ]
+    rows += [
+        (
+            f"{r.threshold:,}",
+            f"${r.usd:,.2f}",
+            _signed(r.usd - o.usd),
+            f"+{r.added:,} -{r.dropped:,}",
+            f"{max(0, o.carried - r.carried):,}",
+            f"{r.rereads:,}",
+        )
+        for r in advice.replays
+        if r.threshold is not None
+    ]
+    source = f"median of your {h.compactions}" if h.compactions else "corpus medians"
+    caveat = (
+        f"Model error {advice.model_error:.1%}; {source}: {h.summary:,} summary, "
+        f"{h.remainder:,} kept, {h.reread:,} re-read"
+    )
+    return Decision(_verdict(advice), DECISION_HEADER, rows, 2, caveat, True)
+
+
+def _verdict(advice: Advice) -> str:
+    best, now = advice.best(), advice.observed.usd
+    if best is None or best.threshold is None:
+        return f"Compaction: keep Claude Code's threshold; none saves over {advice.margin:.0%}"
+    saved = now - best.usd
+    return f"Compaction: set {setting(best.threshold)}; ${saved:,.2f} ({saved / now:.0%}) less"
+
+
+def _signed(usd: float) -> str:
+    return f"{'-' if usd < 0 else '+'}${abs(usd):,.2f}"
 
 
 def advice_json(advice: Advice) -> dict[str, Any]:

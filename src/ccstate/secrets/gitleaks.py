@@ -1,6 +1,6 @@
 """gitleaks' default rule set, applied to a text as gitleaks applies it (D14).
 
-`gitleaks_rules.json` (package data, MIT, made by scripts/gitleaks_rules.py from gitleaks'
+`gitleaks_rules.json` (package data, MIT, made by scripts/generate/gitleaks_rules.py from gitleaks'
 `config/gitleaks.toml` at the commit it names) holds, per rule: a regex (rewritten for Python's
 `re`), keywords, an entropy floor, a secret group and allowlists. `Rule.secrets(text)` gives
 the spans gitleaks would report as secrets in `text`, deciding as gitleaks' detector does
