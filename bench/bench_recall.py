@@ -216,10 +216,10 @@ def breakdown(args: argparse.Namespace) -> None:
     from ccstate.recall import extract
     from ccstate.report import usage
     from ccstate.secrets import redact
-    from ccstate.transcript import runs as transcript
+    from ccstate.transcript import runs
 
     files = sorted(args.corpus.rglob("*.jsonl"))
-    transcript.fast_loads()
+    runs.fast_loads()
     extract.load()
     redact.prepare()
     prefixes = usage.notice_prefixes()
