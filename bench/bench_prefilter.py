@@ -29,15 +29,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from ccstate import clues, redact  # noqa: E402
 from ccstate.recall import moments, reader, sources  # noqa: E402
+from ccstate.secrets import clues, redact  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "transcripts" / "public"
 
 
 def moment_texts(corpus: Path, separator: str = "\x00\n") -> list[str]:
     """Title and body of every moment recall builds from `corpus`, joined by `separator`
-    (tests/test_clues.py uses it too)."""
+    (tests/secrets/test_clues.py uses it too)."""
     texts = []
     for path in sorted(corpus.glob("*.jsonl")):
         scan = moments.TranscriptMoments(sources.transcript_source(path).session)

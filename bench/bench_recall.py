@@ -213,12 +213,13 @@ def bench_scale(args: argparse.Namespace, work: Path) -> None:
 def breakdown(args: argparse.Namespace) -> None:
     """Seconds of the report's scan, of extraction, and of extraction without the secret
     rules, over the corpus's transcripts in this process (best of `args.rounds`)."""
-    from ccstate import redact, transcript
     from ccstate.recall import extract
     from ccstate.report import usage
+    from ccstate.secrets import redact
+    from ccstate.transcript import runs
 
     files = sorted(args.corpus.rglob("*.jsonl"))
-    transcript.fast_loads()
+    runs.fast_loads()
     extract.load()
     redact.prepare()
     prefixes = usage.notice_prefixes()

@@ -86,7 +86,7 @@ LAUNCH: list[str] = ["script"]  # how hooks are started: `--launch` (set by main
 
 def hook_argv(event: str) -> list[str]:
     """The hook process: the `ccstate-hook` console script beside the interpreter, what
-    `ccstate init`'s project hooks run (wiring.py), or `python -m ccstate.hooks`."""
+    `ccstate init`'s project hooks run (install/wiring.py), or `python -m ccstate.hooks`."""
     script = Path(PY).with_name("ccstate-hook")
     if LAUNCH[0] == "script" and script.is_file():
         return [str(script), event]
@@ -174,7 +174,7 @@ def hot_group(tmp: Path, args: argparse.Namespace, fixtures: dict[str, object]) 
 def check_unregistered(event: str) -> None:
     """Stop the bench if `event` is registered after all (project hooks or the plugin's)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from ccstate import wiring
+    from ccstate.install import wiring
 
     plugin = json.loads((ROOT / "hooks" / "hooks.json").read_text(encoding="utf-8"))
     if any(e == event for e, _m, _t in wiring.HOOK_SPECS) or event in plugin.get("hooks", {}):

@@ -71,7 +71,7 @@ def ccstate_sessions(data: Any) -> dict[tuple[str, str], dict[str, Any]]:
 
 def alternatives(files: list[str]) -> dict[str, dict[str, int]]:
     """The session's tokens under other accounting rules, to name the one ccusage used."""
-    from ccstate import transcript
+    from ccstate.transcript.lines import iter_records
 
     rules: dict[str, dict[str, Any]] = {
         "every assistant record summed": defaultdict(int),
@@ -86,7 +86,7 @@ def alternatives(files: list[str]) -> dict[str, dict[str, int]]:
     most: dict[str, dict[str, int]] = {}
     seen_pairs: set[tuple[str, str]] = set()
     for name in files:
-        for rec in transcript.iter_records(Path(name)):
+        for rec in iter_records(Path(name)):
             message = rec.get("message")
             usage = message.get("usage") if isinstance(message, dict) else None
             if rec.get("type") != "assistant" or not isinstance(usage, dict):

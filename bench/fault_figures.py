@@ -55,7 +55,7 @@ def ledger_under_faults(sequences: int, steps: int, seed: int) -> dict[str, obje
 
 
 def secrets() -> dict[str, object]:
-    from ccstate import redact
+    from ccstate.secrets import redact
 
     leaked = [kind for kind, text, secret, _neg in KINDS if secret in redact.redact(text)]
     lookalikes = [kind for kind, _t, _s, neg in KINDS if redact.redact(neg) != neg]

@@ -43,8 +43,8 @@ SRC = Path(sys.argv[sys.argv.index("--src") + 1]) if "--src" in sys.argv else RE
 sys.path.insert(0, str(SRC))
 
 from ccstate.handoff import checks  # noqa: E402
-from ccstate.handoff.scan import block_text, iter_numbered  # noqa: E402
-from ccstate.transcript import message_content  # noqa: E402
+from ccstate.transcript.content import block_text, message_content  # noqa: E402
+from ccstate.transcript.lines import iter_numbered  # noqa: E402
 
 SHARED = Path(os.environ.get("CCSTATE_SHARED") or REPO.parent / "shared")
 CORPORA = ("public", "modern")

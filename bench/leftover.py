@@ -39,11 +39,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 SHARED = Path(os.environ.get("CCSTATE_SHARED") or REPO.parent / "shared") / "transcripts"
 
-from ccstate import tokens, transcript  # noqa: E402
+from ccstate import tokens  # noqa: E402
 from ccstate.ledger import core as ledger  # noqa: E402
 from ccstate.ledger import replay  # noqa: E402
 from ccstate.outputs import core as outputs  # noqa: E402
 from ccstate.outputs import replay as outputs_replay  # noqa: E402
+from ccstate.transcript.content import message_content  # noqa: E402
+from ccstate.transcript.lines import ReadStats  # noqa: E402
+from ccstate.transcript.runs import iter_fast_records  # noqa: E402
 
 DIGESTIBLE = ("Bash", "Grep", "Glob", "WebFetch")
 
@@ -88,7 +91,7 @@ class _Walk(replay._Simulation):
 
     def _user(self, record: dict[str, Any], ctx: replay._Context) -> None:
         self._calls = []
-        for block in transcript.message_content(record):
+        for block in message_content(record):
             if block.get("type") == "tool_result":
                 call = self.pending.get(str(block.get("tool_use_id")))
                 name, tool_input = (call[0], call[1]) if call else ("?", {})
@@ -146,7 +149,7 @@ def walk(paths: list[Path]) -> tuple[list[Result], replay.Totals, int]:
         opts.enabled = True
         tally = outputs_replay.DigestTally(opts)
         sim = _Walk(ledger.Options(), tally, str(path))
-        for record in transcript.iter_fast_records(path, transcript.ReadStats()):
+        for record in iter_fast_records(path, ReadStats()):
             sim.feed(record)
         total.add(sim.finish())
         digest_turns += tally.totals.total.token_turns_saved

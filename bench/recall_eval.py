@@ -68,10 +68,11 @@ from typing import Any, NamedTuple
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from ccstate import redact, tokens  # noqa: E402
+from ccstate import tokens  # noqa: E402
 from ccstate.config import defaults  # noqa: E402
-from ccstate.recall import confidence, embed, index, render, search, sources  # noqa: E402
+from ccstate.recall import confidence, embed, index, render, search, sources, writer  # noqa: E402
 from ccstate.recall.text import fts_phrase, query_terms  # noqa: E402
+from ccstate.secrets import redact  # noqa: E402
 
 SHARED = (
     Path(os.environ["CCSTATE_SHARED"])
@@ -459,7 +460,7 @@ def build(corpus: Path, work: Path, model: str) -> tuple[sqlite3.Connection, lis
     files = lay_out(corpus, work / "projects")
     con = index.connect(work / "state")
     started = time.monotonic()
-    report = index.update(
+    report = writer.update(
         con,
         [sources.transcript_source(f) for f in files],
         redactor=redact.Redactor(),

@@ -9,9 +9,9 @@ Makes docs/BENCHMARKS.md's per-phase CPU table.
 One process, no workers: each phase is the one before it plus one more step, timed with
 `time.process_time` (the minimum over the rounds, the phases interleaved within a round):
 
-- lines:     `transcript.iter_line_runs`, then a find per line (the file read into lines)
-- checks:    `transcript.iter_light_records` with a decoder that builds nothing
-- decode:    `transcript.iter_light_records` (orjson on what the report reads)
+- lines:     `transcript.runs.iter_line_runs`, then a find per line (the file read into lines)
+- checks:    `transcript.runs.iter_light_records` with a decoder that builds nothing
+- decode:    `transcript.runs.iter_light_records` (orjson on what the report reads)
 - scan:      `usage.scan_file` (the decode, then the accounting)
 - msgspec:   when msgspec is importable (not a dependency), `scan` with the records decoded
              by msgspec into TypedDicts naming only the keys the report reads, for comparison
@@ -31,8 +31,8 @@ from typing import Any, TypedDict
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from ccstate import transcript  # noqa: E402
 from ccstate.report import usage  # noqa: E402
+from ccstate.transcript import runs as transcript_runs  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "transcripts" / "public"
 
@@ -91,20 +91,20 @@ class _Record(TypedDict, total=False):
 def phases(files: list[Path]) -> dict[str, Callable[[], None]]:
     def lines() -> None:
         for f in files:
-            for buf, pos, end, _first in transcript.iter_line_runs(f):
+            for buf, pos, end, _first in transcript_runs.iter_line_runs(f):
                 while (nl := buf.find(b"\n", pos, end)) >= 0:
                     pos = nl + 1
 
     def read(loads: Callable[[], Callable[[Any], Any]]) -> Callable[[], None]:
         def run() -> None:
-            real = transcript.fast_loads
-            transcript.fast_loads = loads  # type: ignore[assignment]
+            real = transcript_runs.fast_loads
+            transcript_runs.fast_loads = loads  # type: ignore[assignment]
             try:
                 for f in files:
-                    for _record in transcript.iter_light_records(f, None, usage.SKIP_TYPES):
+                    for _record in transcript_runs.iter_light_records(f, None, usage.SKIP_TYPES):
                         pass
             finally:
-                transcript.fast_loads = real  # type: ignore[assignment]
+                transcript_runs.fast_loads = real  # type: ignore[assignment]
 
         return run
 
@@ -115,19 +115,19 @@ def phases(files: list[Path]) -> dict[str, Callable[[], None]]:
     found = {
         "lines": lines,
         "checks": read(lambda: lambda _view: {}),
-        "decode": read(transcript.fast_loads),
+        "decode": read(transcript_runs.fast_loads),
         "scan": scan,
     }
     typed = _msgspec_loads()
     if typed is not None:
 
         def scan_typed() -> None:
-            real = transcript.fast_loads
-            transcript.fast_loads = lambda: typed  # type: ignore[assignment]
+            real = transcript_runs.fast_loads
+            transcript_runs.fast_loads = lambda: typed  # type: ignore[assignment]
             try:
                 scan()
             finally:
-                transcript.fast_loads = real  # type: ignore[assignment]
+                transcript_runs.fast_loads = real  # type: ignore[assignment]
 
         found["msgspec"] = scan_typed
     return found
@@ -139,7 +139,7 @@ def _msgspec_loads() -> Callable[[Any], Any] | None:
     except ImportError:
         return None
     decode = msgspec.json.Decoder(_Record).decode
-    full = transcript.fast_loads()
+    full = transcript_runs.fast_loads()
 
     def loads(view: Any) -> Any:
         try:
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     size = sum(f.stat().st_size for f in files)
     runs = phases(files)
     best = dict.fromkeys(runs, float("inf"))
-    transcript.fast_loads()
+    transcript_runs.fast_loads()
     for _round in range(args.rounds):
         for name, run in runs.items():
             started = time.process_time()

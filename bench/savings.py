@@ -44,7 +44,7 @@ def measure(corpus: Path, jobs: int | None = None) -> dict[str, Any]:
     from ccstate.ledger import replay
     from ccstate.outputs import core as outputs
     from ccstate.outputs import replay as outputs_replay
-    from ccstate.report import pricing, summary, usage
+    from ccstate.report import builder, pricing, usage
 
     files = replay.transcript_files([corpus])
     opts = outputs.Options()
@@ -55,7 +55,7 @@ def measure(corpus: Path, jobs: int | None = None) -> dict[str, Any]:
         tally = outputs_replay.DigestTally(opts)
         reports.append(replay.replay_file(path, ledger.Options(), tally))
         digest_turns[path] = (tally.totals.total.tokens_saved, tally.totals.total.token_turns_saved)
-    built = summary.build_report([usage.scan_file(p) for p in files], pricing.load_pricing())
+    built = builder.build_report([usage.scan_file(p) for p in files], pricing.load_pricing())
     scope_of = {Path(f): s.scope for s in built.sessions for f in s.files}
     total = replay.Totals()
     kept_usd = 0.0

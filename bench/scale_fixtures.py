@@ -331,10 +331,10 @@ def write_handoffs(project: Path, count: int, first: int = 0) -> int:
     (what PreCompact and SessionEnd call); the config decides how many are kept
     (`handoff.keep_sessions`). Returns the index's size in bytes."""
     from ccstate import config as config_mod
-    from ccstate import redact
     from ccstate.handoff import doc as handoff_doc
     from ccstate.handoff import index as handoff_index
     from ccstate.handoff import store as handoff_store
+    from ccstate.secrets import redact
 
     state = project / ".ccstate"
     cfg = config_mod.load_config(project)
@@ -396,7 +396,7 @@ def make_plugin_data(folder: Path, python: str) -> Path:
     site = next((venv / "lib").glob("python3.*/site-packages"))
     (site / "bench-deps.pth").write_text(theirs + "\n", encoding="utf-8")
     code = (
-        "import json, sys; from pathlib import Path; from ccstate import bootstrap;"
+        "import json, sys; from pathlib import Path; from ccstate.install import bootstrap;"
         "print(json.dumps(bootstrap.ready_marker(Path(sys.argv[1]), Path(sys.argv[2]))))"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}

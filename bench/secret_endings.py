@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "scripts" / "generate")]
 sys.path.append(str(REPO / "src"))  # last: a ccstate on PYTHONPATH or installed comes first
 
-from ccstate import redact  # noqa: E402
+from ccstate.secrets import redact  # noqa: E402
 from gitleaks_corpus import (  # noqa: E402
     BY_DESIGN,
     FALSE_POSITIVES,

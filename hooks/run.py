@@ -144,7 +144,7 @@ def _in_venv(root, src, data, event, payload, guard):
     its interpreter failed (then the event runs here)."""
     from pathlib import Path
 
-    from ccstate import bootstrap
+    from ccstate.install import bootstrap
 
     state = bootstrap.check(Path(root), Path(data))
     if state.status != "ready" or state.python is None:

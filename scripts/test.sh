@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The full test suite: lint, types, unit + CLI + hook tests, and the end-to-end suite that
 # drives the real Claude Code CLI (npm @anthropic-ai/claude-code) against a fake API, on the
-# oldest supported and the newest pinned version (ccstate.wiring.TESTED_CLAUDE). README.md's
+# oldest supported and the newest pinned version (ccstate.install.wiring.TESTED_CLAUDE). README.md's
 # second command; CI runs it through .ci/run.
 #
 # Everything it builds lives outside the checkout, so the tree a plugin install copies holds
@@ -40,7 +40,7 @@ echo "== installing ccstate and test tools into $VENV"
 rm -rf src/ccstate.egg-info
 
 cache=${CCSTATE_E2E_CACHE:-$HOME/.cache/ccstate-e2e}
-read -r -a versions <<<"$("$VENV/bin/python" -c 'from ccstate.wiring import TESTED_CLAUDE; print(*TESTED_CLAUDE)')"
+read -r -a versions <<<"$("$VENV/bin/python" -c 'from ccstate.install.wiring import TESTED_CLAUDE; print(*TESTED_CLAUDE)')"
 for version in "${versions[@]}"; do
   claude_dir="$cache/claude-$version"
   if [ ! -x "$claude_dir/node_modules/@anthropic-ai/claude-code/bin/claude.exe" ]; then

@@ -108,7 +108,8 @@ def plugin_with_venv_python(root: Path, python_text: str) -> tuple[Path, dict[st
     environment Claude Code gives its hooks (no PYTHONPATH: the launcher finds src/ itself)."""
     import shutil
 
-    from ccstate import bootstrap, paths, store
+    from ccstate import paths, store
+    from ccstate.install import bootstrap
 
     plugin, data = root / "plugin", root / "data"
     shutil.copytree(REPO / "hooks", plugin / "hooks")
@@ -247,7 +248,8 @@ def plugin_copy_leftovers(names: set[str], root: Path) -> set[str]:
     which the README's first command writes (`bash install.sh` wires the repository it runs
     in). A plugin's hooks are read from hooks/hooks.json, never from its .claude/settings.json:
     that copy is inert (#23)."""
-    from ccstate import paths, wiring
+    from ccstate import paths
+    from ccstate.install import wiring
 
     wiring_file = str(paths.project_settings_path(Path()).as_posix())
     left = {n for n in names if "__pycache__/" not in n and not n.startswith(".ccstate/")}

@@ -13,7 +13,14 @@ from helpers import PUBLIC, REPO
 @pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (shared corpus)")
 def test_the_prefilter_bench_compares_both_ways_on_the_corpus_moments() -> None:
     proc = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "bench_prefilter.py"), "--rounds", "1"],
+        [
+            sys.executable,
+            str(REPO / "bench" / "bench_prefilter.py"),
+            "--rounds",
+            "1",
+            "--corpus",
+            str(PUBLIC),
+        ],
         capture_output=True,
         text=True,
         timeout=300,

@@ -146,7 +146,7 @@ def test_history_fixtures_have_the_sizes_asked_for(git_project: Path, tmp_path: 
 
 
 def test_the_plugin_data_folder_is_ready(tmp_path: Path) -> None:
-    from ccstate import bootstrap
+    from ccstate.install import bootstrap
 
     data = fx.make_plugin_data(tmp_path / "data", sys.executable)
     state = bootstrap.check(REPO, data)

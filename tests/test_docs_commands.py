@@ -355,7 +355,7 @@ def rebound(tree: ast.Module) -> set[str]:
 
 
 def resolves(module: str, name: str | None) -> bool:
-    """`module` (or a name in a module: `ccstate.clues.Prefilter`) has `name`."""
+    """`module` (or a name in a module: `ccstate.secrets.clues.Prefilter`) has `name`."""
     try:
         found: object = importlib.import_module(module)
     except ImportError:

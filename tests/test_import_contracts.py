@@ -85,3 +85,30 @@ def test_a_planted_breach_is_caught(tmp_path: Path, module: str, line: str, cont
     assert result.returncode == 1, result.stdout + result.stderr
     broken = result.stdout.split("Broken contracts", 1)[-1]
     assert contract in broken
+
+
+def _contracts(config: str) -> dict[str, dict]:
+    tomllib = pytest.importorskip("tomllib")
+    data = tomllib.loads((REPO / config).read_text())
+    return {c["id"]: c for c in data["tool"]["importlinter"]["contracts"]}
+
+
+def test_every_package_is_under_the_contracts() -> None:
+    """A new package joins the layers, the no-cycles (both configs) and, below cli/, the
+    no-click-or-rich contracts (#40: every package under an import-linter contract)."""
+    packages = sorted(
+        f"ccstate.{p.name}" for p in (SRC / "ccstate").iterdir() if (p / "__init__.py").is_file()
+    )
+    contracts = _contracts("pyproject.toml")
+    layered = {
+        name.strip()
+        for layer in contracts["layers"]["layers"]
+        for name in layer.replace("|", ":").split(":")
+    }
+    ui_free = set(contracts["no-ui-below-cli"]["source_modules"])
+    typing = _contracts("importlinter-typing.toml")["no-cycles-typing"]["ancestors"]
+    for package in packages:
+        assert package in layered, package
+        assert package in contracts["no-cycles"]["ancestors"], package
+        assert package in typing, package
+        assert package == "ccstate.cli" or package in ui_free, package

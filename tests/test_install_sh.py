@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import wiring
+from ccstate.install import wiring
 from helpers import isolated_env, plugin_copy_leftovers, run_install, venv_unavailable
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 
 import modern_records as fx
-from ccstate import redact
-from ccstate.handoff.scan import Scan, iter_numbered
+from ccstate.handoff.scan import Scan
 from ccstate.ledger import core as ledger
 from ccstate.ledger import replay, witness
 from ccstate.recall import extract, sources
 from ccstate.report import usage
+from ccstate.secrets import redact
+from ccstate.transcript.lines import iter_numbered
 from helpers import MODERN, corpus_absent
 
 MODERN_FILES = sorted(MODERN.glob("*.jsonl")) if MODERN.is_dir() else []

@@ -12,7 +12,7 @@ import pytest
 
 from ccstate.ledger import core as ledger
 from ccstate.ledger import replay
-from ccstate.report import pricing, summary, usage
+from ccstate.report import builder, pricing, usage
 from helpers import FIXTURES, MODERN, PUBLIC, REPO
 
 
@@ -57,7 +57,7 @@ def test_the_shares_are_the_replay_over_every_result_and_the_kept_out_price_over
     assert row["token_turn_share"] == round(
         row["kept_out_token_turns"] / totals.result_token_turns, 6
     )
-    built = summary.build_report([usage.scan_file(file)], pricing.load_pricing())
+    built = builder.build_report([usage.scan_file(file)], pricing.load_pricing())
     scope = built.sessions[0].scope
     tokens = totals.tokens_saved + totals.shell_tokens_saved
     turns = totals.token_turns_saved + totals.shell_token_turns_saved

@@ -1,6 +1,6 @@
 """gitleaks' own samples through every writer ccstate has (issue #23, point 1).
 
-tests/test_gitleaks.py runs the redactor over each sample alone; here the samples go where a
+tests/secrets/test_gitleaks.py runs the redactor over each sample alone; here the samples go where a
 session leaves text (tests/writers.py: prompts, commands, long outputs, errors, edits, paths,
 todos, commits, checks, answers, notes, hook commands, re-read paths, crashing hook payloads),
 many to a session, and every writer runs: handoff (markdown, JSON), progress log, notes,
@@ -28,8 +28,9 @@ from pathlib import Path
 import ahocorasick_rs
 import pytest
 
-from ccstate import paths, redact
+from ccstate import paths
 from ccstate.recall import index as recall_index
+from ccstate.secrets import redact
 from gitleaks_corpus import BY_DESIGN, FALSE_POSITIVES, TRUE_POSITIVES, WRAPPERS
 from gitleaks_corpus import windows as secret_windows
 from secrets_corpus import KINDS, ORDINARY

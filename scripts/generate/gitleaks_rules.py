@@ -16,8 +16,8 @@ gitleaks' regexes are Go RE2; Python's `re` reads them after three rewrites, don
 (`to_python`): a flag group inside a pattern (`p8e-(?i)[a-z0-9]{32}`, which Go applies to the
 rest of its group) becomes a scoped group for each remaining alternative, `\\z` becomes `\\Z`,
 and `[[:alnum:]]` its ASCII class. The rules compile with `re.ASCII`, as RE2's `\\w`, `\\d`,
-`\\s` and `\\b` are ASCII. tests/test_gitleaks.py checks every rule finds, on gitleaks' own
-samples, what gitleaks found.
+`\\s` and `\\b` are ASCII. tests/secrets/test_gitleaks.py checks every rule finds, on
+gitleaks' own samples, what gitleaks found.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 
 import tomllib
 
-OUT = Path(__file__).resolve().parents[2] / "src" / "ccstate" / "gitleaks_rules.json"
+OUT = Path(__file__).resolve().parents[2] / "src" / "ccstate" / "secrets" / "gitleaks_rules.json"
 LICENSE = (
     "MIT License. Copyright (c) 2019 Zachary Rice. Permission is hereby granted, free of charge, "
     "to any person obtaining a copy of this software and associated documentation files (the "

@@ -38,7 +38,7 @@ from claude_runner import PACKAGE, claude_env  # noqa: E402
 from fake_api import FakeAnthropic, text, tool_use  # noqa: E402
 from tmux_driver import FakeClock, Tmux, trust_home  # noqa: E402
 
-from ccstate.wiring import TESTED_CLAUDE  # noqa: E402
+from ccstate.install.wiring import TESTED_CLAUDE  # noqa: E402
 
 BASIC = ["#1e1e1e", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5"]
 BRIGHT = ["#666666", "#f14c4c", "#23d18b", "#f5f543", "#3b8eea", "#d670d6", "#29b8db", "#ffffff"]

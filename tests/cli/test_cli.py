@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 import ccstate
-from ccstate import doctor, wiring
 from ccstate.cli import COMMAND_MODULES, cli, load_all_commands
+from ccstate.install import doctor, wiring
 from helpers import BYTECODE_ENV, FIXTURES, REPO, SRC
 
 
@@ -305,8 +305,8 @@ def test_version_imports_no_command_module() -> None:
 
 def test_doctor_prints_brackets_in_messages_as_they_are(capsys: pytest.CaptureFixture[str]) -> None:
     """Paths are data: rich markup would eat `[id]` (a Next.js route folder, say)."""
-    from ccstate import doctor
     from ccstate.cli import doctor_cmd
+    from ccstate.install import doctor
 
     check = doctor.Check("config", "warn", "app/[id]/x.yaml: unknown key")
     doctor_cmd._render_checks(Path("/code/[id]"), [check])

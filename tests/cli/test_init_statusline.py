@@ -8,8 +8,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ccstate import wiring
 from ccstate.cli import cli
+from ccstate.install import wiring
 
 
 def invoke(*args: str) -> tuple[int, str, str]:

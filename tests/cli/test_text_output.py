@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate import doctor
 from ccstate.cli import cli, doctor_cmd
+from ccstate.install import doctor
 from ccstate.recall import sources
 from claude_md_cases import build_case
 from helpers import (

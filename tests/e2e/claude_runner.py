@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ccstate.wiring import TESTED_CLAUDE
+from ccstate.install.wiring import TESTED_CLAUDE
 
 # The version scripts (bench/ab.py, bench/bench_ledger_e2e.py) run: the oldest supported.
 # The e2e suite runs on every version in TESTED_CLAUDE (tests/e2e/conftest.py).
@@ -311,7 +311,7 @@ PLUGIN_DATA_NAME = "ccstate-inline"  # ${CLAUDE_PLUGIN_DATA} of a --plugin-dir p
 def provision_plugin_runtime(home: Path, plugin_root: Path) -> None:
     """Give the ccstate plugin at `plugin_root` a ready 'venv' (this interpreter) under
     `home`, so its hooks run with every dependency and no pip build runs mid-test."""
-    from ccstate import bootstrap
+    from ccstate.install import bootstrap
 
     data = home / ".claude" / "plugins" / "data" / PLUGIN_DATA_NAME
     python = data / "venv" / "bin" / "python"

@@ -26,7 +26,7 @@ if str(_HERE) not in sys.path:
 from claude_runner import PACKAGE, ClaudeRun, claude_env, run_claude  # noqa: E402
 from fake_api import FakeAnthropic  # noqa: E402
 
-from ccstate.wiring import TESTED_CLAUDE  # noqa: E402
+from ccstate.install.wiring import TESTED_CLAUDE  # noqa: E402
 
 __all__ = ["CLAUDE_CACHE", "run_claude"]
 

@@ -22,7 +22,7 @@ from claude_runner import provision_plugin_runtime, run_claude_turns, transcript
 from fake_api import last_user_text, text, tool_use
 
 from ccstate.compaction.steer import HEADER
-from ccstate.wiring import HOOK_SPECS
+from ccstate.install.wiring import HOOK_SPECS
 
 pytestmark = pytest.mark.e2e
 

@@ -42,7 +42,7 @@ def stop_venv_builds(home: Path) -> None:
             argv = (proc / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"ccstate.bootstrap" in argv and any(str(home).encode() in a for a in argv):
+        if b"ccstate.install.bootstrap" in argv and any(str(home).encode() in a for a in argv):
             with contextlib.suppress(OSError):
                 os.killpg(int(proc.name), signal.SIGTERM)
 

@@ -33,7 +33,7 @@ def _broken_venv(claude_home: Path) -> Path:
     python.chmod(0o755)
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-        "from ccstate import bootstrap; print(bootstrap.fingerprint(Path(sys.argv[2])))"
+        "from ccstate.install import bootstrap; print(bootstrap.fingerprint(Path(sys.argv[2])))"
     )
     # the fingerprint as the hooks' own `python3` computes it (it includes its version)
     found = subprocess.run(

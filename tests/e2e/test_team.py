@@ -18,7 +18,7 @@ import pytest
 from claude_runner import read_transcript, transcript_path
 from fake_api import system_texts, text, tool_use
 
-from ccstate import wiring
+from ccstate.install import wiring
 from helpers import isolated_env, run_install, venv_unavailable
 
 pytestmark = pytest.mark.e2e

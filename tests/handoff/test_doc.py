@@ -7,11 +7,13 @@ import re
 
 import pytest
 
-from ccstate import redact, tokens
+from ccstate import tokens
 from ccstate.gitinfo import Snapshot
 from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import scan as handoff_scan
 from ccstate.handoff.doc import Meta
+from ccstate.secrets import redact
+from ccstate.transcript.lines import iter_numbered
 from helpers import FIXTURES
 
 CASE = FIXTURES / "handoff" / "session.jsonl"
@@ -28,7 +30,7 @@ PLANTED = (
 
 def scan() -> handoff_scan.Scan:
     result = handoff_scan.Scan()
-    for line, record in handoff_scan.iter_numbered(CASE):
+    for line, record in iter_numbered(CASE):
         result.feed(line, record)
     return result
 

@@ -6,7 +6,7 @@ from ccstate.gitinfo import Snapshot
 from ccstate.handoff.checks import Check, Verdict
 from ccstate.handoff.facts import steer_facts
 from ccstate.handoff.scan import Problem, Scan, Todo, Touch
-from ccstate.redact import Redactor
+from ccstate.secrets.redact import Redactor
 
 ROOT = "/work/demo"
 

@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from ccstate import config, redact, store
+from ccstate import config, store
 from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import index as handoff
 from ccstate.handoff import passed as handoff_passed
 from ccstate.handoff import store as handoff_store
+from ccstate.secrets import redact
 from helpers import make_payload, run_hook
 
 NOW = 1_772_362_800.0  # 2026-03-01 11:00:00 UTC

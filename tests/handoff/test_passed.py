@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ccstate.handoff import passed
 from ccstate.handoff.checks import Check, Verdict
-from ccstate.redact import Redactor
+from ccstate.secrets.redact import Redactor
 
 
 def entry(

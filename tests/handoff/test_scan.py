@@ -3,9 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ccstate.handoff import scan as handoff_scan
 from ccstate.handoff.checks import Check, Verdict, failure_line
 from ccstate.handoff.scan import Prompt, Scan, Todo, problem_key
+from ccstate.transcript.lines import iter_numbered
 from helpers import FIXTURES
 
 SESSION = FIXTURES / "handoff" / "session.jsonl"
@@ -13,7 +13,7 @@ SESSION = FIXTURES / "handoff" / "session.jsonl"
 
 def scan_of(path: Path) -> Scan:
     scan = Scan()
-    for line, record in handoff_scan.iter_numbered(path):
+    for line, record in iter_numbered(path):
         scan.feed(line, record)
     return scan
 
@@ -227,7 +227,7 @@ def test_commits_from_git_output_and_unknown_records_pass() -> None:
 def test_a_line_nested_past_the_interpreters_limit_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text('{"type": "user"}\n' + "[" * 5_000 + "]" * 5_000 + '\n{"type": "system"}\n')
-    assert [n for n, _record in handoff_scan.iter_numbered(path)] == [1, 3]
+    assert [n for n, _record in iter_numbered(path)] == [1, 3]
 
 
 def test_a_problem_key_holds_no_word_of_the_call() -> None:

@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate import config, redact
+from ccstate import config
 from ccstate.cli import cli
 from ccstate.handoff import index as handoff
 from ccstate.handoff import store as handoff_store
 from ccstate.hooks import __main__ as guard
+from ccstate.secrets import detectors, redact
 from secrets_corpus import KINDS, ORDINARY
 
 SID = "5ec12e75-0000-4000-8000-000000000012"
@@ -112,7 +113,7 @@ def test_look_alikes_pass_and_secrets_go_with_detect_secrets_absent(
 ) -> None:
     """A bare python3 (a plugin's first session, a broken venv) has no detect-secrets: ccstate's
     own rules must cover every kind by themselves."""
-    monkeypatch.setattr(redact, "_maintained_rules", lambda: [])
+    monkeypatch.setattr(detectors, "maintained_rules", lambda: [])
     monkeypatch.setattr(redact, "_compiled", [])
     for kind, text, secret, lookalike in KINDS:
         assert secret not in redact.redact(text), kind

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import bootstrap
+from ccstate.install import bootstrap
 from helpers import make_payload, plugin_with_venv_python, read_payload, run_hook
 
 BODY = "".join(

@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from ccstate import wiring
+from ccstate.install import wiring
 from helpers import FIXTURES, make_payload, run_hook
 
 CASE = FIXTURES / "handoff" / "session.jsonl"

@@ -129,16 +129,3 @@ def test_pointer_tokens(line: str, pointers: list[tuple[str, str]]) -> None:
 )
 def test_description_words(line: str, words: int) -> None:
     assert mdscan.description_words(line) == words
-
-
-def test_gist_is_title_and_first_sentence_without_imports() -> None:
-    text = "# Architecture\n\n<!-- c -->\nThe CLI is thin. More @x.md here.\n"
-    assert mdscan.gist(text) == "Architecture: The CLI is thin."
-    assert mdscan.gist("") == "notes"
-    assert mdscan.gist("# T\n\n" + "word " * 50).endswith("…")
-    assert "@" not in mdscan.gist("@a.md @b.md imports only here")
-
-
-def test_slug() -> None:
-    assert mdscan.slug("Build & Run (CI)") == "build-run-ci"
-    assert mdscan.slug("???") == "section"

@@ -1,4 +1,5 @@
-"""The read ledger on disk: locked per-context JSON, blobs, epochs, bounds (docs/LEDGER.md)."""
+"""The read ledger on disk: locked per-context JSON, blobs (store.py); epochs and bounds at a
+session's boundaries (lifecycle.py; docs/LEDGER.md)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from ccstate import store
 from ccstate.errors import StateError
 from ccstate.ledger import core as ledger
+from ccstate.ledger import lifecycle
 from ccstate.ledger import store as ledger_store
 
 SID = "11111111-2222-3333-4444-555555555555"
@@ -120,7 +122,7 @@ def test_epochs_reset_every_context_of_the_session(tmp_path: Path) -> None:
     state = str(tmp_path)
     _record_read(state)
     _record_read(state, agent_id="abc")
-    detail = ledger_store.on_lifecycle(
+    detail = lifecycle.on_lifecycle(
         state, "PreCompact", SID, None, now=2, store_max_bytes=1 << 20, log_max_bytes=4096
     )
     assert detail == {"ledger_epoch": "compaction"}
@@ -137,7 +139,7 @@ def test_epochs_reset_every_context_of_the_session(tmp_path: Path) -> None:
 def test_session_start_sources(tmp_path: Path, source: str, reason: str) -> None:
     state = str(tmp_path)
     _record_read(state)
-    detail = ledger_store.on_lifecycle(
+    detail = lifecycle.on_lifecycle(
         state, "SessionStart", SID, source, now=2, store_max_bytes=1 << 20, log_max_bytes=4096
     )
     assert detail == {"ledger_epoch": reason}
@@ -149,12 +151,12 @@ def test_an_epoch_that_cannot_be_written_deletes_the_ledger(tmp_path: Path) -> N
     state = str(tmp_path)
     _record_read(state)
     path = ledger_store.context_path(state, SID, None)
-    ledger_store.EPOCH_LOCK_TIMEOUT, saved = 0.05, ledger_store.EPOCH_LOCK_TIMEOUT
+    lifecycle.EPOCH_LOCK_TIMEOUT, saved = 0.05, lifecycle.EPOCH_LOCK_TIMEOUT
     try:
         with store.file_lock(path):
-            problems = ledger_store.start_epoch(state, SID, None, "compaction", now=3)
+            problems = lifecycle.start_epoch(state, SID, None, "compaction", now=3)
     finally:
-        ledger_store.EPOCH_LOCK_TIMEOUT = saved
+        lifecycle.EPOCH_LOCK_TIMEOUT = saved
     assert problems and "ledger deleted instead" in problems[0]
     assert not os.path.exists(path)
 
@@ -171,7 +173,7 @@ def test_prune_keeps_newest_sessions_and_caps_blobs(tmp_path: Path) -> None:
         os.utime(tmp_path / "ledger" / "blobs" / sha, (2000 + i, 2000 + i))
     # 1,000 bytes take a 4 KiB block each: the cap counts blocks on disk, and an eviction
     # goes down to three quarters of it (capped.LOW_WATER): the two oldest go.
-    removed = ledger_store.prune(state, max_bytes=3 * 4096 - 1, keep_sessions=2)
+    removed = lifecycle.prune(state, max_bytes=3 * 4096 - 1, keep_sessions=2)
     assert sorted(p.name for p in (tmp_path / "ledger").iterdir()) == [
         "blobs",
         "blobs.size",
@@ -245,17 +247,17 @@ def test_the_least_recently_read_path_goes_first_across_reloads(
 
 def test_capsule_section_after_compaction_names_files_with_replaced_reads(tmp_path: Path) -> None:
     state = str(tmp_path)
-    assert ledger_store.capsule_section(state, "/p", SID, "compact") == []  # no ledger yet
+    assert lifecycle.capsule_section(state, "/p", SID, "compact") == []  # no ledger yet
     _record_read(state)
     _record_read(state)  # a notice
-    ledger_store.on_lifecycle(
+    lifecycle.on_lifecycle(
         state, "PreCompact", SID, None, now=2, store_max_bytes=1 << 20, log_max_bytes=4096
     )
-    assert ledger_store.capsule_section(state, "/p", SID, "compact") == [
+    assert lifecycle.capsule_section(state, "/p", SID, "compact") == [
         "- Read ledger: notices kept from before this compaction may point at Reads the summary "
         "replaced. Read again what you need of: a.py (full text comes back)."
     ]
-    assert ledger_store.capsule_section(state, "/p", SID, "startup") == []
+    assert lifecycle.capsule_section(state, "/p", SID, "startup") == []
 
 
 # --------------------------------------------------------------------------- faults (#12)
@@ -280,11 +282,11 @@ def test_a_slow_read_cannot_write_an_old_epoch_back(tmp_path: Path) -> None:
     assert _decide_verified(state).kind == "full"
     slow = ledger_store.open_context(state, SID, None, now=6.0, verify=True)
     slow.__enter__()
-    ledger_store.EPOCH_LOCK_TIMEOUT, saved = 0.05, ledger_store.EPOCH_LOCK_TIMEOUT
+    lifecycle.EPOCH_LOCK_TIMEOUT, saved = 0.05, lifecycle.EPOCH_LOCK_TIMEOUT
     try:
-        problems = ledger_store.start_session_epoch(state, SID, "compaction", now=7.0)
+        problems = lifecycle.start_session_epoch(state, SID, "compaction", now=7.0)
     finally:
-        ledger_store.EPOCH_LOCK_TIMEOUT = saved
+        lifecycle.EPOCH_LOCK_TIMEOUT = saved
     assert "ledger deleted instead" in problems[-1]
     slow.ledger = ledger.with_meta(slow.ledger, touched=True)  # it had something to write
     slow.__exit__(None, None, None)

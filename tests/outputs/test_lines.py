@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ccstate import clues
 from ccstate.outputs import lines as L
+from ccstate.secrets import needs
 from helpers import FIXTURES, PUBLIC
 
 
@@ -187,7 +187,7 @@ def test_the_quick_checks_give_what_the_patterns_give_on_the_public_transcripts(
 
 
 def test_a_line_lower_case_cannot_stand_for_runs_the_patterns_as_they_are() -> None:
-    assert L._FOLDS_TO_ASCII == clues.FOLDS_TO_ASCII  # checked against every code point there
+    assert L._FOLDS_TO_ASCII == needs.FOLDS_TO_ASCII  # checked against every code point there
     # KELVIN SIGN and LONG S: `re.IGNORECASE` matches them with k and s, `str.lower` does not
     rows = ["a \u212aeyError", "a\u017fsertion failed", "3 pa\u017f\u017fed", "\u212a warn"]
     assert [L._lowered(row) for row in rows] == [None] * 4

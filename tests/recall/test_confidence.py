@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
-from ccstate.recall import confidence, index, sources
+from ccstate.recall import confidence, index, sources, writer
+from ccstate.secrets import redact
 from helpers import prompt_record, write_jsonl
 
 
@@ -46,7 +46,7 @@ def test_matched_words_are_looked_up_per_moment(tmp_path: Path) -> None:
     records = [prompt_record("retry the webhook"), prompt_record("the webhook timed out")]
     con = index.connect(tmp_path / "state")
     source = sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))
-    index.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
+    writer.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
     held = confidence.matched(con, ["webhook", "retries", "absent"], [1, 2])
     assert held == {1: ["webhook", "retries"], 2: ["webhook"]}  # `retries` is stemmed
     assert confidence.matched(con, ["webhook"], []) == {}
@@ -57,7 +57,7 @@ def test_postings_are_the_moments_holding_a_word(tmp_path: Path) -> None:
     records = [prompt_record("retry the webhook"), prompt_record("the webhook timed out")]
     con = index.connect(tmp_path / "state")
     source = sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))
-    index.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
+    writer.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
     assert confidence.postings(con, "webhook") == {1, 2}
     assert confidence.postings(con, "retrying") == {1} and confidence.postings(con, "x") == set()
     con.close()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ccstate import redact
-from ccstate.recall import confidence, context, index, sources
+from ccstate.recall import confidence, context, index, sources, writer
+from ccstate.secrets import redact
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 
@@ -20,7 +20,7 @@ def test_a_moment_has_the_words_of_its_own_turn_only(tmp_path: Path) -> None:
     ]
     con = index.connect(tmp_path / "state" / "a")
     source = sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))
-    index.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
+    writer.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
     ids = {line: i for i, line in con.execute("SELECT id, line FROM docs")}
     held = {w: confidence.postings(con, w) for w in ("gallery", "login", "warming")}
     words = context.turn_words(con, list(ids.values()), held)
@@ -38,7 +38,7 @@ def test_sources_without_prompts_have_no_turn(tmp_path: Path) -> None:
         "## D2: Drop Redis\n\n**Decision:** no cache.\n"
     )
     con = index.connect(state)
-    index.update(
+    writer.update(
         con, sources.state_sources(project, state), redactor=redact.Redactor(), max_bytes=1 << 30
     )
     ids = [i for (i,) in con.execute("SELECT id FROM docs")]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
 from ccstate.errors import CcstateError
-from ccstate.recall import embed, index, search, sources
+from ccstate.recall import embed, index, search, sources, writer
+from ccstate.secrets import redact
 from helpers import make_static_model, prompt_record, text_record, write_jsonl
 
 np = pytest.importorskip("numpy")
@@ -19,7 +19,7 @@ np = pytest.importorskip("numpy")
 def indexed(tmp_path: Path, files: list[Path]) -> sqlite3.Connection:
     con = index.connect(tmp_path / "state")
     sources_ = [sources.transcript_source(f) for f in files]
-    index.update(con, sources_, redactor=redact.Redactor(), max_bytes=1 << 30)
+    writer.update(con, sources_, redactor=redact.Redactor(), max_bytes=1 << 30)
     return con
 
 
@@ -171,7 +171,7 @@ def test_a_transcript_read_again_from_its_start_gets_its_new_moments_embedded(
     assert embed.update_vectors(con, model) == 1
     (first,) = con.execute("SELECT id FROM docs").fetchone()
     write_jsonl(path, [prompt_record("parse ISO weeks in dates " + "y " * 40, "s1")])
-    index.update(
+    writer.update(
         con, [sources.transcript_source(path)], redactor=redact.Redactor(), max_bytes=1 << 30
     )
     (again, text) = con.execute("SELECT id, title || char(10) || body FROM docs").fetchone()

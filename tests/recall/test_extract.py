@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ccstate import redact
 from ccstate.recall import extract
 from ccstate.recall.moments import Moment
+from ccstate.secrets import redact
 from secrets_corpus import KINDS
 
 PASSWORD = "hunter2" + "Zq9"

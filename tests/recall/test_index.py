@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
 from ccstate.errors import CcstateError
-from ccstate.recall import index, sources
+from ccstate.recall import index, sources, writer
+from ccstate.secrets import redact
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 SECRET = "ghp_" + "PLANTEDrecall000000000000000000000000"
@@ -29,10 +29,10 @@ def session_records(session: str, n: int = 3) -> list[dict]:
     return [*out, text_record(f"Finished the parser work for {session}.", session=session)]
 
 
-def build(state: Path, files: list[Path], **kw: object) -> index.Report:
+def build(state: Path, files: list[Path], **kw: object) -> writer.Report:
     con = index.connect(state)
     try:
-        return index.update(
+        return writer.update(
             con,
             [sources.transcript_source(f) for f in files],
             redactor=kw.pop("redactor", redact.Redactor()),  # type: ignore[arg-type]
@@ -235,18 +235,18 @@ def test_an_unusable_index_says_reindex_and_a_reindex_replaces_it(tmp_path: Path
 def test_a_big_update_restores_durable_commits_afterwards(tmp_path: Path) -> None:
     files = [
         write_jsonl(tmp_path / f"{n}.jsonl", session_records(f"s{n}", 1))
-        for n in range(index.BULK_SOURCES)
+        for n in range(writer.BULK_SOURCES)
     ]
     con = index.connect(tmp_path / "state")
     try:
-        report = index.update(
+        report = writer.update(
             con,
             [sources.transcript_source(f) for f in files],
             redactor=redact.Redactor(),
             max_bytes=1 << 30,
             jobs=2,
         )
-        assert report.read == index.BULK_SOURCES
+        assert report.read == writer.BULK_SOURCES
         assert con.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     finally:
         con.close()
@@ -269,7 +269,7 @@ def test_the_full_text_index_holds_every_moment_however_it_was_built(
 ) -> None:
     """Moments reach the full-text index a batch at a time, through first builds, updates
     that re-read a rewritten source, and a reindex: it always agrees with `docs`."""
-    monkeypatch.setattr(index, "FTS_BATCH", batch)
+    monkeypatch.setattr(writer, "FTS_BATCH", batch)
     state = tmp_path / "state"
     files = [write_jsonl(tmp_path / f"{s}.jsonl", session_records(s)) for s in "abc"]
     build(state, files[:2])

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
 from ccstate.errors import CcstateError
-from ccstate.recall import index, migrate, search, sources
+from ccstate.recall import index, migrate, search, sources, writer
 from ccstate.recall.text import TOKENIZER
+from ccstate.secrets import redact
 from helpers import prompt_record, write_jsonl
 
 
@@ -18,7 +18,7 @@ def built(tmp_path: Path) -> sqlite3.Connection:
     con = index.connect(tmp_path / "state")
     records = [prompt_record("we kept pulling the release branch"), prompt_record("ship it")]
     source = sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))
-    index.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
+    writer.update(con, [source], redactor=redact.Redactor(), max_bytes=1 << 30)
     return con
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ccstate import redact
 from ccstate.recall import moments
+from ccstate.secrets import redact
 from gitleaks_corpus import surviving, windows
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record
 

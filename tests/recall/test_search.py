@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
-from ccstate.recall import confidence, hits, index, search, sources, subqueries
+from ccstate.recall import confidence, hits, index, search, sources, subqueries, writer
+from ccstate.secrets import redact
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
 
@@ -72,7 +72,7 @@ def con(tmp_path: Path):  # type: ignore[no-untyped-def]
         write_jsonl(tmp_path / "s-new.jsonl", newer),
     ]
     c = index.connect(tmp_path / "state")
-    index.update(
+    writer.update(
         c,
         [sources.transcript_source(f) for f in files],
         redactor=redact.Redactor(),
@@ -190,7 +190,7 @@ def test_decisions_and_handoffs_are_found_by_their_refs(tmp_path: Path) -> None:
         "# Handoff: p · `main` · session 5e55104e\n\n## Next steps\n- ship the index\n"
     )
     c = index.connect(state)
-    index.update(
+    writer.update(
         c, sources.state_sources(project, state), redactor=redact.Redactor(), max_bytes=1 << 30
     )
     (decision, *_weak) = search.search(c, search.Query("sqlite index server"))
@@ -212,7 +212,7 @@ def test_a_failed_command_and_its_fix_come_back_once(tmp_path: Path) -> None:
         tool_result_record("c2", "deployed"),
     ]
     c = index.connect(tmp_path / "state")
-    index.update(
+    writer.update(
         c,
         [sources.transcript_source(write_jsonl(tmp_path / "s.jsonl", records))],
         redactor=redact.Redactor(),
@@ -245,7 +245,7 @@ def test_a_question_asking_for_a_size_finds_the_moment_that_holds_one(
         ),
     ]
     c = index.connect(tmp_path / "state")
-    index.update(
+    writer.update(
         c,
         [sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))],
         redactor=redact.Redactor(),
@@ -272,7 +272,7 @@ def test_a_moment_holding_one_asked_shape_is_credited_only_that_shapes_words(
         tool_result_record("c1", "bundle 412 kB", False, "s1"),
     ]
     c = index.connect(tmp_path / "state")
-    index.update(
+    writer.update(
         c,
         [sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))],
         redactor=redact.Redactor(),
@@ -307,7 +307,7 @@ def test_a_near_whole_lexical_match_keeps_its_place_ahead_of_the_fusion(tmp_path
     files = [write_jsonl(tmp_path / "s1.jsonl", records)]
     con = index.connect(tmp_path / "state")
     srcs = [sources.transcript_source(f) for f in files]
-    index.update(con, srcs, redactor=redact.Redactor(), max_bytes=1 << 30)
+    writer.update(con, srcs, redactor=redact.Redactor(), max_bytes=1 << 30)
     question = search.Query("webhook retry exponential backoff", pieces=frozenset())
     whole, partial = (h.id for h in search.search(con, question))
     # the semantic ranking prefers the moment that matches one word of four
@@ -320,7 +320,7 @@ def test_a_near_whole_lexical_match_keeps_its_place_ahead_of_the_fusion(tmp_path
 
 def _index(tmp_path: Path, records: list[dict]) -> sqlite3.Connection:
     c = index.connect(tmp_path / "state")
-    index.update(
+    writer.update(
         c,
         [sources.transcript_source(write_jsonl(tmp_path / "s1.jsonl", records))],
         redactor=redact.Redactor(),

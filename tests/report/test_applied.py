@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import transcript
 from ccstate.report import applied, usage
+from ccstate.transcript.sessions import subagent_transcripts
 from helpers import MODERN, PUBLIC, corpus_absent
 
 CORPUS = sorted(MODERN.glob("*.jsonl")) + sorted(PUBLIC.glob("*.jsonl"))
@@ -85,7 +85,7 @@ def test_subagent_files_are_summed_like_the_reports_session(tmp_path: Path) -> N
     agents = tmp_path / "s" / "subagents"
     agents.mkdir(parents=True)
     agent = write(agents / "agent-1.jsonl", session_records()[:4])
-    files = [str(p) for p in [main, *transcript.subagent_transcripts(main)]]
+    files = [str(p) for p in [main, *subagent_transcripts(main)]]
     found = applied.session_kept(files)
     chars = sum(
         usage.scan_file(Path(p)).composition.saved_chars for p in (main, agent)

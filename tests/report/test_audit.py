@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from ccstate.cli import cli
-from ccstate.report import advice, audit, hooktax, pricing, usage
+from ccstate.report import advice, audit, builder, hooktax, pricing, usage
 from ccstate.report import summary as report
 from ccstate.report.usage import EV_PROMPT, EV_TOOL_RESULT, Turn
 from helpers import FIXTURES as FIXTURE_ROOT
@@ -39,7 +39,7 @@ def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def build(path: Path = CASE) -> report.Report:
-    return report.build_report([usage.scan_file(path)], pricing.load_pricing())
+    return builder.build_report([usage.scan_file(path)], pricing.load_pricing())
 
 
 def test_each_rebuild_gets_its_class_and_evidence() -> None:
@@ -218,7 +218,7 @@ def test_hook_tax_per_command_and_ccstates_share() -> None:
 
 
 def test_ccstates_own_hook_commands_are_recognised() -> None:
-    from ccstate import wiring
+    from ccstate.install import wiring
 
     assert hooktax.is_ccstate(wiring.PLUGIN_COMMAND + "PostToolUse")
     assert hooktax.is_ccstate("/venv/bin/ccstate-hook PreToolUse")
@@ -280,7 +280,7 @@ def test_the_default_report_shows_the_audit_advice_and_hooks() -> None:
 @pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"{PUBLIC} is absent (the shared corpus)")
 def test_the_audit_reconciles_on_the_public_corpus() -> None:
     scans = [usage.scan_file(f) for f in sorted(PUBLIC.glob("*.jsonl"))]
-    result = report.build_report(scans, pricing.load_pricing())
+    result = builder.build_report(scans, pricing.load_pricing())
     total = result.total.cache_audit
     assert sum(t.rewritten for t in total.by_class.values()) == total.rewritten
     assert sum(s.scope.cache_audit.count for s in result.sessions) == total.count > 0

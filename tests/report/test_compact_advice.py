@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from ccstate.report import compact_advice, pricing, usage
+from ccstate.report import builder, compact_advice, pricing, usage
 from ccstate.report import summary as report
 from helpers import FIXTURES, PUBLIC, REPO
 
@@ -25,7 +25,7 @@ OUTPUT = 1_000 * 15  # each call's output, in millionths of a dollar
 
 
 def _advice(thresholds: tuple[int, ...]) -> compact_advice.Advice:
-    result = report.build_report([usage.scan_file(CASE)], pricing.load_pricing())
+    result = builder.build_report([usage.scan_file(CASE)], pricing.load_pricing())
     return report.compaction_advice(result, thresholds)
 
 

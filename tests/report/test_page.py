@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from ccstate.cli import cli
-from ccstate.report import page, pricing, timeline, usage
+from ccstate.report import builder, page, pricing, timeline, usage
 from ccstate.report import summary as report
 from helpers import FIXTURES as FIXTURE_ROOT
 
@@ -33,7 +33,7 @@ CHROMEDRIVER = shutil.which("chromedriver")
 
 
 def build() -> report.Report:
-    return report.build_report([usage.scan_file(CASE)], pricing.load_pricing())
+    return builder.build_report([usage.scan_file(CASE)], pricing.load_pricing())
 
 
 def test_series_put_the_rest_of_the_prompt_under_system() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ccstate.report import pricing, scan, usage
+from ccstate.report import builder, pricing, scan, usage
 from ccstate.report import summary as report
 from helpers import FIXTURES
 
@@ -34,7 +34,9 @@ def corpus(tmp_path: Path) -> list[Path]:
 
 
 def expected(files: list[Path]) -> tuple[object, ...]:
-    return outputs(report.build_report([usage.scan_file(f) for f in files], pricing.load_pricing()))
+    return outputs(
+        builder.build_report([usage.scan_file(f) for f in files], pricing.load_pricing())
+    )
 
 
 def outputs(result: report.Report) -> tuple[object, ...]:
@@ -55,13 +57,13 @@ def test_a_session_repeating_an_earlier_one_is_built_from_its_scans(
 ) -> None:
     files = corpus(tmp_path)
     built: list[str] = []
-    add = report.ReportBuilder.add
+    add = builder.ReportBuilder.add
 
-    def spy(self: report.ReportBuilder, project: str, session_id: str, members: list) -> object:
+    def spy(self: builder.ReportBuilder, project: str, session_id: str, members: list) -> object:
         built.append(session_id)
         return add(self, project, session_id, members)
 
-    monkeypatch.setattr(report.ReportBuilder, "add", spy)
+    monkeypatch.setattr(builder.ReportBuilder, "add", spy)
     result = scan.report_all(files, 1, pricing.load_pricing(), use_cache=False)  # in-process
     # every session is built on its own once; the one that repeats an earlier session's
     # responses (same first timestamp: the later path) once more, from its scans

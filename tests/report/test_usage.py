@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ccstate import transcript
 from ccstate.cli import cli
-from ccstate.report import pricing, usage
+from ccstate.report import builder, pricing, usage
 from ccstate.report import summary as report
+from ccstate.transcript import runs, sessions
+from ccstate.transcript.lines import ReadStats, iter_records
 from helpers import FIXTURES as FIXTURE_ROOT
 from helpers import PUBLIC, SRC
 
@@ -39,7 +40,7 @@ def invoke(*args: str) -> tuple[int, str, str]:
 def scan_case(name: str) -> report.Report:
     target = FIXTURES / name
     files = sorted(target.rglob("*.jsonl")) if target.is_dir() else [target]
-    return report.build_report([usage.scan_file(f) for f in files], pricing.load_pricing())
+    return builder.build_report([usage.scan_file(f) for f in files], pricing.load_pricing())
 
 
 # --------------------------------------------------------------------------- golden reports
@@ -61,7 +62,7 @@ def test_one_response_written_as_three_records_counts_once() -> None:
     path = FIXTURES / "split_message.jsonl"
     naive = [
         r["message"]["usage"]["output_tokens"]
-        for r in transcript.iter_records(path)
+        for r in iter_records(path)
         if r.get("type") == "assistant"
     ]
     assert (len(naive), sum(naive)) == (5, 148)  # msg_A's 40 three times, + 20 + 8
@@ -107,7 +108,7 @@ def test_a_response_in_two_files_counts_once(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_text(source)
     (tmp_path / "b.jsonl").write_text(source)  # e.g. a resumed 1.0.x session copies records
     scans = [usage.scan_file(tmp_path / n) for n in ("a.jsonl", "b.jsonl")]
-    result = report.build_report(scans, pricing.load_pricing())
+    result = builder.build_report(scans, pricing.load_pricing())
     assert result.total.tokens.calls == 3 and result.cross_file_duplicates == 3
 
 
@@ -143,7 +144,7 @@ def _without_tool_use_result(record: dict) -> dict:
 def _full_minus_tool_use_result(path: Path) -> list[dict]:
     return [
         _without_tool_use_result(record)
-        for record in transcript.iter_records(path)
+        for record in iter_records(path)
         if record.get("type") not in usage.SKIP_TYPES
     ]
 
@@ -151,7 +152,7 @@ def _full_minus_tool_use_result(path: Path) -> list[dict]:
 def _light(path: Path) -> list[dict]:
     """The light reader's records; it keeps toolUseResult on short lines (cheaper to decode
     whole than to check), so compare without it."""
-    records = transcript.iter_light_records(path, skip_types=usage.SKIP_TYPES)
+    records = runs.iter_light_records(path, skip_types=usage.SKIP_TYPES)
     return [_without_tool_use_result(record) for record in records]
 
 
@@ -171,7 +172,7 @@ def test_light_reader_matches_the_full_parse_on_the_public_corpus() -> None:
         assert _light(path) == _full_minus_tool_use_result(path), path.name
 
 
-PAD = "x" * (transcript._SHORT + 100)  # makes a line long: the cheap checks run on it
+PAD = "x" * (runs._SHORT + 100)  # makes a line long: the cheap checks run on it
 
 
 @pytest.mark.parametrize("pad", ["", PAD], ids=["short lines", "long lines"])
@@ -185,8 +186,8 @@ def test_light_reader_falls_back_when_unsure(tmp_path: Path, pad: str) -> None:
         {"message": {"type": "progress"}, "type": "progress", "p": pad},  # told after decoding
     ]
     path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
-    stats = transcript.ReadStats()
-    got = list(transcript.iter_light_records(path, stats, skip_types=frozenset({"progress"})))
+    stats = ReadStats()
+    got = list(runs.iter_light_records(path, stats, skip_types=frozenset({"progress"})))
     assert [r["message"]["content"] for r in got] == ["kept", [{"toolUseResult": 1}], "nested type"]
     assert "toolUseResult" in got[0]  # it came first: decoded in full
     assert (stats.lines, stats.records, stats.skipped) == (5, 5, 0)
@@ -196,9 +197,7 @@ def test_light_reader_drops_tool_use_result_from_long_user_lines(tmp_path: Path)
     path = tmp_path / "t.jsonl"
     record = {"type": "user", "message": {"content": "m"}, "toolUseResult": PAD, "after": 1}
     path.write_text(json.dumps(record, separators=(",", ":")) + "\n")
-    assert list(transcript.iter_light_records(path)) == [
-        {"type": "user", "message": {"content": "m"}}
-    ]
+    assert list(runs.iter_light_records(path)) == [{"type": "user", "message": {"content": "m"}}]
 
 
 @pytest.mark.parametrize("chunk", [7, 64, 1 << 23])
@@ -207,7 +206,7 @@ def test_light_reader_streams_across_chunks(
 ) -> None:
     """Lines split over reads, blank and whitespace lines, a malformed and a partial last line
     read as `iter_records` reads them, whatever the read size."""
-    monkeypatch.setattr(transcript, "_CHUNK", chunk)
+    monkeypatch.setattr(runs, "_CHUNK", chunk)
     path = tmp_path / "t.jsonl"
     lines = [
         json.dumps({"type": "user", "message": {"content": "a" * 40}, "toolUseResult": PAD}),
@@ -220,9 +219,9 @@ def test_light_reader_streams_across_chunks(
         '{"type": "user", "message": {"content": "cut off',
     ]
     path.write_bytes("\n".join(lines).encode())
-    full_stats, light_stats = transcript.ReadStats(), transcript.ReadStats()
-    full = [_without_tool_use_result(r) for r in transcript.iter_records(path, full_stats)]
-    light = [_without_tool_use_result(r) for r in transcript.iter_light_records(path, light_stats)]
+    full_stats, light_stats = ReadStats(), ReadStats()
+    full = [_without_tool_use_result(r) for r in iter_records(path, full_stats)]
+    light = [_without_tool_use_result(r) for r in runs.iter_light_records(path, light_stats)]
     assert light == full
     assert [r["type"] for r in light] == ["user", "assistant", "system"]
     assert light_stats == full_stats
@@ -232,25 +231,23 @@ def test_light_reader_streams_across_chunks(
 def test_light_reader_falls_back_to_json_for_what_orjson_refuses(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"type": "system", "content": "\\ud800 lone", "n": NaN}\n')
-    [record] = transcript.iter_light_records(path)
+    [record] = runs.iter_light_records(path)
     assert record["content"] == "\ud800 lone"
     assert record["n"] != record["n"]  # NaN, as json reads it
 
 
 def test_top_level_type_is_only_trusted_at_the_top() -> None:
-    assert transcript.top_level_type(b'{"parentUuid":null,"type":"progress","data":{}}') == (
-        "progress"
-    )
-    assert transcript.top_level_type(b'{"message":{"type":"message"},"type":"assistant"}') is None
-    assert transcript.top_level_type(b'{"a":"{\\"type\\":\\"x\\"}","type":"user"}') is None
+    assert runs.top_level_type(b'{"parentUuid":null,"type":"progress","data":{}}') == ("progress")
+    assert runs.top_level_type(b'{"message":{"type":"message"},"type":"assistant"}') is None
+    assert runs.top_level_type(b'{"a":"{\\"type\\":\\"x\\"}","type":"user"}') is None
 
 
 def test_subagent_transcripts_and_sessions() -> None:
     main = FIXTURES / "projects" / "-p-app" / f"{SESSION_C}.jsonl"
-    subs = transcript.subagent_transcripts(main)
+    subs = sessions.subagent_transcripts(main)
     assert [p.name for p in subs] == ["agent-a1.jsonl"]
-    assert transcript.session_of(subs[0]) == SESSION_C == transcript.session_of(main)
-    assert transcript.subagent_transcripts(FIXTURES / "split_message.jsonl") == []
+    assert sessions.session_of(subs[0]) == SESSION_C == sessions.session_of(main)
+    assert sessions.subagent_transcripts(FIXTURES / "split_message.jsonl") == []
 
 
 # --------------------------------------------------------------------------- the CLI
@@ -380,8 +377,9 @@ def test_report_dataclasses_have_docstrings() -> None:
     import dataclasses
 
     from ccstate.report import composition
+    from ccstate.transcript import lines as transcript_lines
 
-    for module in (pricing, report, usage, transcript, composition):
+    for module in (pricing, report, usage, transcript_lines, composition):
         for name, value in vars(module).items():
             if isinstance(value, type) and dataclasses.is_dataclass(value):
                 assert not (value.__doc__ or "").startswith(f"{name}("), f"{module.__name__}.{name}"

@@ -159,7 +159,7 @@ def error_handler() -> Iterator[None]:
         log = paths.state_dir(project) / "logs" / "cli.log"
         trace, message = traceback.format_exc(), f"{type(exc).__name__}: {exc}"
         try:  # an exception's text can quote what it failed on (#23)
-            from ccstate import redact
+            from ccstate.secrets import redact
 
             redactor = redact.for_project(project)
             trace, message = redactor.redact(trace), redactor.redact(message)

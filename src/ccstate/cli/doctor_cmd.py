@@ -6,8 +6,8 @@ import os
 import sys
 from pathlib import Path
 
-from ccstate import doctor
 from ccstate.cli import cli, handle_errors, project_option, resolve_project
+from ccstate.install import doctor
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +27,8 @@ def doctor_cmd(project: Path | None) -> None:
         ccstate doctor
     """
     root = resolve_project(project)
-    from ccstate import paths, wiring
+    from ccstate import paths
+    from ccstate.install import wiring
     from ccstate.recall import embed
     from ccstate.scaffold import footprint
 

@@ -179,10 +179,10 @@ def find_transcript(root: Path, session: str | None) -> Path:
         for where in dict.fromkeys((str(root), str(Path.cwd().resolve())))
     ]
     if session:  # a full id, or its start as ccstate prints it
-        from ccstate import transcript
+        from ccstate.transcript.sessions import session_transcripts
 
         candidates = [p for d in folders if d.is_dir() for p in d.glob("*.jsonl")]
-        found = transcript.session_transcripts(session, candidates)
+        found = session_transcripts(session, candidates)
         if found:
             return found[0]
     else:

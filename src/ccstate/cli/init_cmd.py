@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from ccstate import wiring
 from ccstate.cli import InputError, cli, handle_errors, project_option, resolve_project
+from ccstate.install import wiring
 from ccstate.scaffold import plan as scaffold
 
 

@@ -118,13 +118,14 @@ def report_cmd(
     bar = functools.partial(_Progress, enabled=not quiet)
     from ccstate.report import pricing
     from ccstate.report import summary as report  # here: every ccstate command loads cli/
+    from ccstate.report.builder import build_report
 
     table = pricing.load_pricing(_pricing_path(pricing_file, root))
     if html_file is None:  # each session built by the worker that scans it
         result = scan.report_all(files, jobs, table, use_cache=not no_cache, progress=bar)
     else:  # the charts need every scan
         scans = scan.scan_all(files, jobs, use_cache=not no_cache, progress=bar)
-        result = report.build_report(scans, table)
+        result = build_report(scans, table)
     fidelity = _fidelity(result, root)
     if html_file is not None:
         _write_html(result, html_file)

@@ -25,7 +25,7 @@ def _shown(text: str) -> str:
     """A string from the transcripts (a path, a hook's command, a tool's name), redacted
     before a table folds or cuts it (#23)."""
     if not _redactor:
-        from ccstate import redact
+        from ccstate.secrets import redact
 
         _redactor.append(redact.Redactor())
     return str(_redactor[0].redact(text))

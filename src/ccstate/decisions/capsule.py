@@ -62,7 +62,7 @@ def stored_title(title: str) -> str:
     """A decision's title as the summary stores it and the capsule shows it: redacted (#23:
     every string ccstate stores goes through the redactor). Only on a parse or a `decide`,
     never on a cached start."""
-    from ccstate import redact
+    from ccstate.secrets import redact
 
     return redact.redact(title)
 

@@ -20,7 +20,7 @@ from ccstate.gitinfo import Snapshot
 from ccstate.handoff import gist as handoff_gist
 from ccstate.handoff.checks import failure_line
 from ccstate.handoff.scan import Scan
-from ccstate.redact import Redactor
+from ccstate.secrets.redact import Redactor
 
 SCHEMA_VERSION = 1
 CHARS_PER_TOKEN = 3  # conservative for paths and code; the real count is checked in tests

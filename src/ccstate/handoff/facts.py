@@ -21,7 +21,7 @@ from typing import Any
 from ccstate.gitinfo import Snapshot
 from ccstate.handoff.doc import CLIP_HEAD
 from ccstate.handoff.scan import Scan
-from ccstate.redact import Redactor
+from ccstate.secrets.redact import Redactor
 
 MAX_EACH = 20
 KEY_MAX = 300  # a path or command longer than this is no key a summary keeps word for word

@@ -120,9 +120,9 @@ def known_sessions(state: str | os.PathLike[str]) -> set[str]:
 def match_known(state: str | os.PathLike[str], given: str) -> str:
     """The full id of the known session `given` starts (CcstateError when several); `given`
     itself when it matches none (a session that has neither handoff nor start record)."""
-    from ccstate import transcript
+    from ccstate.transcript.sessions import match_session
 
-    return transcript.match_session(given, known_sessions(state)) or given
+    return match_session(given, known_sessions(state)) or given
 
 
 def valid_entry(entry: Any) -> bool:
@@ -195,15 +195,17 @@ def _hide_env_values(project: StrPath, lines: list[str]) -> list[str]:
     start pays for no pathlib import and no glob."""
     import fnmatch
 
-    from ccstate import redact
+    from ccstate.secrets import envfile
 
     try:
-        candidates = fnmatch.filter(os.listdir(project), redact.ENV_FILE_GLOB)
+        candidates = fnmatch.filter(os.listdir(project), envfile.ENV_FILE_GLOB)
     except OSError:
         candidates = [""]  # cannot tell: let redact look
     if not candidates:
         return lines
     from pathlib import Path
+
+    from ccstate.secrets import redact
 
     literals_only = redact.for_project(Path(project), patterns=False)
     return [literals_only.redact(line) for line in lines]

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ccstate.handoff.checks import Check
-    from ccstate.redact import Redactor
+    from ccstate.secrets.redact import Redactor
 
 SCHEMA_VERSION = 1
 FILE = "passed.json"

@@ -15,17 +15,20 @@ call (`problem_key`).
 from __future__ import annotations
 
 import hashlib
-import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ccstate.handoff import checks
 from ccstate.handoff.checks import Check
-from ccstate.redact import CUT_SLACK
-from ccstate.transcript import iter_lines, message_content
+from ccstate.secrets.redact import CUT_SLACK
+from ccstate.transcript.content import (
+    REJECTED,
+    block_text,
+    message_content,
+    prompt_text,
+    user_prompt,
+)
 
 TEXT_CAP = 4000  # characters of any one prompt, command or output a handoff looks at
 KEEP = TEXT_CAP + CUT_SLACK  # characters kept raw: redaction sees a secret at the cap whole
@@ -36,30 +39,9 @@ _COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\
 _DECISION_ID = re.compile(r"\bD(\d{1,4})\b")
 # What `ccstate decide` prints: "Recorded D7 (DECISIONS.md): <title>"; before #13 just "D7".
 _RECORDED = re.compile(r"^Recorded D(\d{1,4}) \(|^D(\d{1,4})$", re.M)
-_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
-_COMMAND = re.compile(
-    r"<command-name>/?([^<]*)</command-name>.*?(?:<command-args>(.*?)</command-args>|$)", re.S
-)
-_NOT_A_GOAL = ("compact", "clear", "resume", "handoff", "model", "cost", "help", "exit", "context")
-REJECTED = (
-    "The user doesn't want to proceed",
-    "[Request interrupted",
-    "User rejected",
-    "was blocked. For security",
-    "operation blocked by hook",
-)
 # Records that name the session (2.1.x), the user's own name first, and their value's key.
 TITLE_KEYS = {"custom-title": "customTitle", "ai-title": "aiTitle", "agent-name": "agentName"}
 RECAP_SUFFIX = "(disable recaps in /config)"  # what Claude Code adds to an away_summary
-# User-role texts Claude Code writes itself (background task results, `!` shell echoes).
-_NOT_A_PROMPT = (
-    "<local-command-",
-    "<task-notification",
-    "<bash-",
-    "<user-memory-input",
-    "Caveat:",
-    "[Request interrupted",
-)
 
 
 @dataclass(frozen=True)
@@ -364,36 +346,6 @@ class Scan:
         return out + ([("Claude Code's recap", self.recap)] if self.recap is not None else [])
 
 
-def user_prompt(record: dict[str, Any], blocks: list[dict[str, Any]]) -> str:
-    """The prompt in a user record's text `blocks`; '' for meta records, compaction summaries,
-    what Claude Code shows only in the transcript, and (2.1.332+) rows it did not get from the
-    user's keyboard."""
-    source = record.get("rowSource")  # Claude Code 2.1.332+: local | harness | hook | recorded
-    if isinstance(source, str) and source != "local":
-        return ""  # written by Claude Code, a hook or a replay: not what the user asked
-    if record.get("isMeta") or record.get("isCompactSummary"):
-        return ""
-    if record.get("isVisibleInTranscriptOnly"):
-        return ""
-    return prompt_text("\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text"))
-
-
-def prompt_text(text: str) -> str:
-    """A user's prompt without reminders; slash commands as `/name args`; '' when not a prompt."""
-    text = _REMINDER.sub("", text).strip()
-    if not text or text.startswith(_NOT_A_PROMPT):
-        return ""
-    if text.startswith(("<command-name>", "<command-message>")):
-        match = _COMMAND.search(text)
-        if match is None:
-            return ""
-        name, args = match.group(1).strip(), (match.group(2) or "").strip()
-        if name.split(":")[-1] in _NOT_A_GOAL:
-            return ""
-        return f"/{name} {args}".strip()
-    return text
-
-
 def problem_key(name: str, tool_input: dict[str, Any]) -> tuple[str, str]:
     """Calls with the same key address the same thing: a later success resolves an error.
     The key is a digest, never the call's words (#23: recall stores its keys, and a
@@ -413,35 +365,3 @@ def problem_key(name: str, tool_input: dict[str, Any]) -> tuple[str, str]:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-
-
-def iter_numbered(
-    path: Path, deadline: float | None = None
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for each JSON object line of `path`; odd lines are skipped.
-
-    Bounded (#12, #37): a regular file only, read up to its size when opened, lines over
-    `transcript.MAX_LINE_BYTES` skipped unread, lines that hold no object passed over in bulk,
-    `transcript.Deadline` raised past `deadline` (checked on lines and bytes read). Plain
-    `json.loads` per line: about 0.5 s for 57 MB here, far inside SessionEnd's 30 s.
-    """
-    for number, line in iter_lines(path, deadline=deadline, objects_only=True):
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):  # a partial line; nesting no transcript has
-            continue
-        if isinstance(record, dict):
-            yield number, record
-
-
-def block_text(content: Any) -> str:
-    """Text of a tool_result's `content`: a string, or its text blocks joined by newlines."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            b["text"]
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        )
-    return ""

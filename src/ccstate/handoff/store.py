@@ -19,15 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccstate import gitinfo, paths, redact, store
+from ccstate import gitinfo, paths, store
 from ccstate.config import Config
 from ccstate.errors import StateError
 from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import facts as handoff_facts
 from ccstate.handoff import index as handoff
 from ccstate.handoff import passed as handoff_passed
-from ccstate.handoff.scan import Scan, iter_numbered
-from ccstate.transcript import Deadline
+from ccstate.handoff import progress
+from ccstate.handoff.scan import Scan
+from ccstate.secrets import redact
+from ccstate.transcript.lines import Deadline, iter_numbered
 
 SCAN_SECONDS = 20.0  # the CLI's; a hook's scan ends at its share of the hook's budget (#37)
 SCAN_STOPPED = "transcript scan"  # how the note of a scan its deadline stopped starts
@@ -214,7 +216,7 @@ def persist(
         if isinstance(old, dict) and old.get("path") not in (None, rel):
             _remove(Path(handoff.handoff_dir(state)) / str(old["path"]))
         index["sessions"][session] = _entry(doc, rel, int(index["seq"]), fingerprint)
-        _append_progress(state, config, _progress_entry(doc, rel))
+        progress.append(state, config, progress.entry(doc, rel))
         _prune(state, index, int(config.get("handoff.keep_sessions")))
         store.atomic_write_json(handoff.index_path(state), index, private=True)
         handoff.remember(state, index)  # the capsule's summary of it (index.py)
@@ -237,46 +239,6 @@ def _entry(doc: handoff_doc.Handoff, rel: str, seq: int, fingerprint: str) -> di
         "gist": [list(pair) for pair in doc.gist],
         "adds": list(handoff_doc.adds(doc)),  # what the file says beyond the gist (gist.py)
     }
-
-
-def _progress_entry(doc: handoff_doc.Handoff, rel: str) -> str:
-    m = doc.meta
-    where = m.branch or "detached"
-    head = f" @ {m.head[:7]}" if m.head else ""
-    lines = [f"## {m.written} · {m.event} · session {m.session[:8]} · {where}{head}"]
-    lines += [f"- {key}: {text}" for key, text in doc.gist]
-    lines.append(f"- handoff: {rel}")
-    return "\n".join(lines) + "\n\n"
-
-
-def _append_progress(state: Path, config: Config, entry: str) -> None:
-    """Append to progress.md; past the size limit it moves to archive/ first (bounded)."""
-    log = Path(handoff.handoff_dir(state)) / "progress.md"
-    limit = int(config.get("handoff.progress_max_bytes"))
-    try:
-        current = log.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        current = "# ccstate progress log (append-only; newest last)\n\n"
-    if len(current.encode("utf-8")) + len(entry.encode("utf-8")) > limit:
-        _rotate(log, int(config.get("handoff.progress_archives")))
-        current = "# ccstate progress log (append-only; newest last; older entries in archive/)\n\n"
-    store.atomic_write_text(log, current + entry, private=True)
-
-
-def _rotate(log: Path, keep: int) -> None:
-    archive = log.parent / "archive"
-    store.make_private_dirs(archive)
-    numbers = sorted(
-        int(m.group(1))
-        for p in archive.glob("progress.*.md")
-        if (m := re.fullmatch(r"progress\.(\d+)\.md", p.name))
-    )
-    following = (numbers[-1] + 1) if numbers else 1
-    if keep > 0 and log.exists():
-        os.replace(log, archive / f"progress.{following}.md")
-        numbers.append(following)
-    for number in numbers[: max(0, len(numbers) - keep)]:
-        _remove(archive / f"progress.{number}.md")
 
 
 def _prune(state: Path, index: dict[str, Any], keep: int) -> None:

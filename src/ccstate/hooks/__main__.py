@@ -97,16 +97,16 @@ def begin_epoch(event: str, text: str, environ: Mapping[str, str]) -> None:
     Standard library only; never raises (the handler does it again and logs problems)."""
     try:
         inp = hookio.parse(event, text)
-        from ccstate.ledger import store as ledger_store
+        from ccstate.ledger import lifecycle as ledger_lifecycle
 
-        reason = ledger_store.epoch_reason(event, inp.source)
+        reason = ledger_lifecycle.epoch_reason(event, inp.source)
         if not reason:
             return
         project = paths.find_project_root_str(environ.get("CLAUDE_PROJECT_DIR") or inp.cwd)
         if paths.is_filesystem_root(project):
             return
         state = paths.state_dir_str(project, environ)
-        ledger_store.start_session_epoch(state, inp.session_id, reason, now=time.time())
+        ledger_lifecycle.start_session_epoch(state, inp.session_id, reason, now=time.time())
     except Exception:
         return
 
@@ -123,7 +123,7 @@ def note(event: str, text: str, environ: Mapping[str, str], line: str) -> None:
         if paths.is_filesystem_root(project):
             return
         state = paths.state_dir_str(project, environ)
-        from ccstate import redact
+        from ccstate.secrets import redact
 
         line = redact.Redactor().redact(f"{event}: {line}; ran in-process")
         max_bytes = int(config.load_for_hook(project, state).get("log.max_bytes"))
@@ -175,7 +175,7 @@ def _redacted(project: str, line: str, trace: str, payload: str) -> tuple[str, s
     """The log must not keep secrets from a payload (#4): redact first, then cut to the head."""
     from pathlib import Path
 
-    from ccstate import redact
+    from ccstate.secrets import redact
 
     try:
         redactor = redact.for_project(Path(project))

@@ -36,7 +36,7 @@ def seconds(env: HookEnv, event: str) -> float:
     it runs the hook in (`LAUNCHER_BUDGET`, hooks/run.py: it kills it then)."""
     configured = float(env.config.get("hooks.budget_seconds"))
     if configured <= 0:
-        from ccstate import wiring
+        from ccstate.install import wiring
 
         timeout = next((t for e, _m, t in wiring.HOOK_SPECS if e == event), 10)
         configured = max(1.0, timeout - MARGIN)

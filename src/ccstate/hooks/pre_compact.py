@@ -37,10 +37,10 @@ def _steer(
     if inp.agent_id:  # a subagent's own compaction: its reminder would reach the main thread
         return "", {"steer": "not for a subagent"}
     try:
-        from ccstate import redact
         from ccstate.compaction import steer
         from ccstate.compaction import store as compaction_store
         from ccstate.decisions import capsule as decisions
+        from ccstate.secrets import redact
 
         active, problem = decisions.active_decisions(env.project, env.state)
         if problem:
@@ -74,9 +74,9 @@ def _log(env: HookEnv, line: str) -> None:
 
 def _ledger_epoch(inp: HookInput, env: HookEnv) -> dict[str, object]:
     """The context is about to be summarised: the read ledger forgets what it held (#3)."""
-    from ccstate.ledger import store as ledger_store
+    from ccstate.ledger import lifecycle as ledger_lifecycle
 
-    return ledger_store.on_lifecycle(
+    return ledger_lifecycle.on_lifecycle(
         env.state,
         "PreCompact",
         inp.session_id,

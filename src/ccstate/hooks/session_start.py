@@ -65,9 +65,9 @@ def _note_capsule(inp: HookInput, env: HookEnv, text: str) -> None:
 
 def _ledger_epoch(inp: HookInput, env: HookEnv) -> None:
     """Compaction and resume start a new read-ledger epoch; startup and /clear prune it."""
-    from ccstate.ledger import store as ledger_store
+    from ccstate.ledger import lifecycle as ledger_lifecycle
 
-    ledger_store.on_lifecycle(
+    ledger_lifecycle.on_lifecycle(
         env.state,
         "SessionStart",
         inp.session_id,
@@ -88,9 +88,9 @@ def _prune_outputs(inp: HookInput, env: HookEnv) -> None:
 
 
 def _ledger_section(inp: HookInput, env: HookEnv) -> list[str]:
-    from ccstate.ledger import store as ledger_store
+    from ccstate.ledger import lifecycle as ledger_lifecycle
 
-    return ledger_store.capsule_section(env.state, env.project, inp.session_id, inp.source)
+    return ledger_lifecycle.capsule_section(env.state, env.project, inp.session_id, inp.source)
 
 
 def _resume_warning(inp: HookInput, env: HookEnv) -> str:
@@ -128,7 +128,7 @@ def _venv_notice(env: HookEnv) -> str:
     root, data = env.plugin_root, env.plugin_data
     if root is None or data is None:
         return ""
-    from ccstate import bootstrap
+    from ccstate.install import bootstrap
 
     state = bootstrap.check(root, data)
     if state.status == "missing":

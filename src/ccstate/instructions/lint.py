@@ -415,13 +415,13 @@ RULES: tuple[Callable[[Context], list[Finding]], ...] = (
 
 def pointer_line(path: str, loaded: LoadedSet | None, target: str) -> str:
     """The plain pointer that replaces an import: the path and a one-line gist."""
+    from ccstate.instructions import gists, mdscan
     from ccstate.instructions import loaded as instructions
-    from ccstate.instructions import mdscan
 
     text = next((f.text for f in loaded.files if f.path == target), None) if loaded else None
     if text is None:
         text = instructions.read_text(target) or ""
-    return f"`{path}` ({mdscan.gist(mdscan.content_as_loaded(text))})"
+    return f"`{path}` ({gists.gist(mdscan.content_as_loaded(text))})"
 
 
 def _subtree_costs(loaded: LoadedSet, tokens: Mapping[str, int]) -> dict[str, int]:

@@ -31,7 +31,7 @@ _HTML_TAG_LINE = re.compile(
 )
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:\s|$)")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_THEMATIC = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+THEMATIC = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _COMMENT_START = re.compile(r"^ {0,3}<!--")
@@ -45,13 +45,13 @@ _DELIMITER = re.compile(r"\*+|_+|~~")
 _OPENS_AFTER = " \t([{\"'"
 _CLOSES_BEFORE = " \t.,;:!?)]}\"'"
 
-_LINK = re.compile(r"(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+LINK = re.compile(r"(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _PATH = re.compile(r"^(?:\.{1,2}/)*[\w.-]+(?:/[\w.-]+)*/?$")
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _DOMAIN = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+$", re.IGNORECASE)
 _EDGE = "\"'()[]{}<>,;:!?*"
-_WORD = re.compile(r"[^\W\d_][\w'-]*")
+WORD = re.compile(r"[^\W\d_][\w'-]*")
 # Words that say nothing about what lives behind a pointer.
 _STOPWORDS = (
     "a an and are as at be by details detail doc docs file files for from here in index "
@@ -241,7 +241,7 @@ def prose_lines(text: str) -> list[tuple[int, str]]:
         elif prev_blank and indent == 0:
             in_list = False
         out.append((i + 1, line))
-        para = not (_HEADING.match(line) or _THEMATIC.match(line))
+        para = not (_HEADING.match(line) or THEMATIC.match(line))
         prev_blank = False
     return out
 
@@ -343,7 +343,7 @@ def pointer_tokens(line: str) -> list[tuple[str, str, str]]:
     """
     found: list[tuple[str, str, str]] = []
     rest = line
-    for match in _LINK.finditer(line):
+    for match in LINK.finditer(line):
         rest = rest.replace(match.group(0), " " * len(match.group(0)), 1)
         target = match.group(3).split("#", 1)[0].split("?", 1)[0]
         if match.group(1) or not target or _SCHEME.match(target) or target.startswith("/"):
@@ -362,7 +362,7 @@ def pointer_tokens(line: str) -> list[tuple[str, str, str]]:
 
 def description_words(line: str) -> int:
     """How many words on a line describe something, pointers and filler words left out."""
-    text = _LINK.sub(lambda m: " " + m.group(2) + " ", line)
+    text = LINK.sub(lambda m: " " + m.group(2) + " ", line)
     text = _blank_spans(text)
     kept: list[str] = []
     for word in text.split():
@@ -370,7 +370,7 @@ def description_words(line: str) -> int:
         if token.startswith("@") or is_path_token(token, bare=False) or "/" in token:
             continue
         kept.append(word)
-    words = _WORD.findall(" ".join(kept))
+    words = WORD.findall(" ".join(kept))
     return sum(1 for w in words if len(w) > 1 and w.lower() not in STOPWORDS)
 
 
@@ -380,45 +380,3 @@ def heading(line: str) -> tuple[int, str] | None:
     if not match:
         return None
     return len(match.group(1)), (match.group(2) or "").strip()
-
-
-def clean_inline(text: str) -> str:
-    """Prose without markdown decoration, list markers or import-like `@` tokens."""
-    text = _LINK.sub(lambda m: m.group(2), text)
-    text = re.sub(r"^\s*(?:>\s*)*(?:[-+*]|\d{1,9}[.)])?\s*", "", text)
-    text = re.sub(r"(?:^|\s)@\S+", " ", text)
-    text = re.sub(r"[`*|<>\[\]]", "", text)
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def gist(text: str, limit: int = 90) -> str:
-    """One line saying what a markdown text holds: its title and first sentence."""
-    title = first = ""
-    for _number, line in prose_lines(text):
-        head = heading(line)
-        if head:
-            title = title or clean_inline(head[1])
-            continue
-        if _THEMATIC.match(line):
-            continue
-        cleaned = clean_inline(line)
-        if len(_WORD.findall(cleaned)) >= 2:
-            first = re.split(r"(?<=[.!?])\s", cleaned, maxsplit=1)[0]
-            break
-    if title and first and first.lower().startswith(title.lower()):
-        title = ""
-    joined = ": ".join(p for p in (title, first) if p) or "notes"
-    return shorten(joined, limit)
-
-
-def shorten(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:-")
-    return cut + "…"
-
-
-def slug(title: str) -> str:
-    """A file name stem for a section title: lowercase words joined by '-'."""
-    words = re.findall(r"[a-z0-9]+", title.lower())
-    return "-".join(words)[:60].strip("-") or "section"

@@ -15,8 +15,8 @@ import re
 
 from ccstate import store
 from ccstate.errors import CcstateError
+from ccstate.instructions import gists, mdscan
 from ccstate.instructions import loaded as instructions
-from ccstate.instructions import mdscan
 from ccstate.paths import is_within as within
 from ccstate.record import Record
 
@@ -101,7 +101,7 @@ def _gist_of(target: str, loaded: instructions.LoadedSet) -> str:
     text = next((f.text for f in loaded.files if f.path == target), None)
     if text is None:
         text = mdscan.content_as_loaded(instructions.read_text(target) or "")
-    return mdscan.gist(text)
+    return gists.gist(text)
 
 
 # ----------------------------------------------------------------------------- split
@@ -131,7 +131,7 @@ def plan_split(path: str, project: str, topic_dir: str, min_lines: int) -> list[
     for start, end, content, topic, body in reversed(moves):
         rel = os.path.relpath(topic, project)
         tail = [""] if end < len(lines) and not lines[end - 1].strip() else []
-        gist = mdscan.gist("\n".join(body))
+        gist = gists.gist("\n".join(body))
         index[start:end] = [lines[start], "", f"`{rel}` ({gist})", *tail]
         note = f"move {lines[start].strip()!r} ({len(body)} lines, {start + 2}-{end}) -> {rel}"
         topics.insert(0, Change(topic, instructions.read_text(topic), content, (note,)))
@@ -172,7 +172,7 @@ def _trim(lines: list[str]) -> list[str]:
 
 def _topic_path(folder: str, title: str, content: str, taken: set[str]) -> str:
     """A free topic file name for `title` (or the one already holding exactly `content`)."""
-    stem = mdscan.slug(title)
+    stem = gists.slug(title)
     for n in range(1, 1000):
         path = os.path.join(folder, f"{stem}.md" if n == 1 else f"{stem}-{n}.md")
         if path in taken:

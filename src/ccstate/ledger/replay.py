@@ -17,11 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ccstate import fanout, tokens, transcript
+from ccstate import fanout, tokens
 from ccstate.ledger import core as ledger
 from ccstate.ledger import replay_writes, shell, writes
 from ccstate.ledger.records import write_no, written_by
 from ccstate.ledger.replay_totals import KINDS, SHELL_FIELDS, Totals, kept_out_share
+from ccstate.transcript.content import message_content
+from ccstate.transcript.lines import ReadStats
+from ccstate.transcript.runs import fast_loads, iter_fast_records
 
 __all__ = ["KINDS", "SHELL_FIELDS", "FileReport", "Totals", "kept_out_share", "replay"]
 
@@ -82,7 +85,7 @@ def replay(
     if workers <= 1 or len(files) <= 1:
         reports = [replay_file(path, opts, observer) for path in files]
     else:
-        transcript.fast_loads()  # imported once, before the fork, as the tokenizer:
+        fast_loads()  # imported once, before the fork, as the tokenizer:
         tokens.encoding_available()  # ~0.4 s each process would spend on its own
         order = sorted(range(len(files)), key=lambda i: -sizes[i])  # big files first
         template = observer.fresh() if observer is not None else None  # type: ignore[attr-defined]
@@ -114,9 +117,9 @@ def _size(path: Path) -> int:
 
 
 def replay_file(path: Path, opts: ledger.Options, observer: Observer | None = None) -> FileReport:
-    stats = transcript.ReadStats()
+    stats = ReadStats()
     sim = _Simulation(opts, observer, str(path))
-    for record in transcript.iter_fast_records(path, stats):
+    for record in iter_fast_records(path, stats):
         sim.feed(record)
     return FileReport(path, sim.finish(), stats.skipped)
 
@@ -253,14 +256,14 @@ class _Simulation:
                 self.observer.api_call(self._observed(ctx))
         if isinstance(record.get("uuid"), str):
             self.assistants.add(record["uuid"])
-        for block in transcript.message_content(record):
+        for block in message_content(record):
             if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                 raw = block.get("input")
                 tool_input: dict[str, Any] = raw if isinstance(raw, dict) else {}
                 self.pending[block["id"]] = (str(block.get("name")), tool_input, key)
 
     def _user(self, record: dict[str, Any], ctx: _Context) -> None:
-        results = [b for b in transcript.message_content(record) if b.get("type") == "tool_result"]
+        results = [b for b in message_content(record) if b.get("type") == "tool_result"]
         for block in results:
             call = self.pending.pop(str(block.get("tool_use_id")), None)
             seen = _block_text(block.get("content"))

@@ -9,6 +9,7 @@ Everything fails open: a missing or corrupt ledger is a fresh one (the context g
 a damaged blob reads as missing, a lock held too long raises StateError for the caller to log.
 The blob store stays within `dedupe.store_max_mb` on disk at every write (`capped.put` evicts the
 least recently delivered text); a Read whose delivered text is no longer kept is served in full.
+Session boundaries (new epochs, pruning, the capsule's line) are lifecycle.py's.
 Hot path (PostToolUse): standard library only, os.path rather than pathlib.
 """
 
@@ -16,17 +17,14 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 
 from ccstate import capped, fastjson, store
-from ccstate.errors import StateError
 from ccstate.ledger import witness
 from ccstate.ledger.core import (
     SCHEMA_VERSION,
     Ledger,
     Segment,
     new_epoch,
-    replaced_paths,
     with_meta,
 )
 
@@ -37,10 +35,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 LOCK_TIMEOUT = 2.0  # PostToolUse: then serve the full content (hooks time out at 10 s)
-EPOCH_LOCK_TIMEOUT = 5.0
 MAX_BLOB_BYTES = 4 << 20  # larger deliveries are not kept: their re-reads come back in full
 MAX_HASH_BYTES = 2 << 20  # larger files get no file sha (a whole-file Read stops at 256 KiB)
-KEEP_SESSIONS = 64
 STORE_MAX_BYTES = 64 << 20  # `dedupe.store_max_mb`'s default, for callers without a config
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
@@ -267,63 +263,6 @@ def _parse(data: dict[str, Any], meta: dict[str, Any]) -> Ledger:
     )
 
 
-# --------------------------------------------------------------------------- epochs
-
-
-def start_epoch(
-    state: str, session_id: str, agent_id: str | None, reason: str, *, now: float
-) -> list[str]:
-    """New epoch for one context. Returns problems to log; a ledger that cannot be rewritten
-    is deleted instead, which forgets just as well."""
-    return _reset(context_path(state, session_id, agent_id), reason, now)
-
-
-def start_session_epoch(state: str, session_id: str, reason: str, *, now: float) -> list[str]:
-    """New epoch for every context of a session: the main thread and each subagent. The new
-    generation comes first and takes no lock: whatever happens to the resets, every ledger
-    written before it is out of date (a slow PostToolUse cannot write an old epoch back)."""
-    folder = os.path.join(ledger_dir(state), _safe(session_id))
-    problems = new_generation(folder, now=now)
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
-    except OSError:
-        return problems
-    for name in names:
-        problems += _reset(os.path.join(folder, name), reason, now)
-    return problems
-
-
-def new_generation(folder: str, *, now: float) -> list[str]:
-    """Write a new generation token for the session folder; problems to log."""
-    token = f"{int(now * 1e6)}-{os.getpid()}-{time.monotonic_ns()}"
-    try:
-        store.ensure_private_dir(folder)
-        store.atomic_write_text(
-            os.path.join(folder, witness.GENERATION_NAME), token + "\n", private=True
-        )
-    except OSError as exc:
-        return [f"{folder}: new generation not written ({exc})"]
-    return []
-
-
-def _reset(path: str, reason: str, now: float) -> list[str]:
-    if not os.path.exists(path):
-        return []
-    try:
-        with store.file_lock(path, timeout=EPOCH_LOCK_TIMEOUT):
-            ledger, problems = load_ledger(path, now=now)
-            fresh = new_epoch(ledger, reason)
-            if fresh is not ledger:
-                store.atomic_write_json(path, to_json(fresh), durable=False, private=True)
-            return problems
-    except (OSError, StateError) as exc:
-        try:
-            os.unlink(path)
-        except OSError:
-            return [f"{path}: new epoch not written ({exc}) and the ledger not deleted"]
-        return [f"{path}: new epoch not written ({exc}); ledger deleted instead"]
-
-
 # --------------------------------------------------------------------------- blobs
 
 
@@ -396,104 +335,3 @@ def file_sha(path: str, cache: Mapping[str, Any] | None) -> tuple[str, list[int]
         return "", None
     finally:
         os.close(fd)
-
-
-# --------------------------------------------------------------------------- bounds
-
-
-def prune(state: str, *, max_bytes: int, keep_sessions: int = KEEP_SESSIONS) -> list[str]:
-    """Drop all but the newest `keep_sessions` session ledgers, and make sure the blob store
-    fits in `max_bytes` on disk (its size ledger answers: no scan of the blobs unless it is
-    stale or the cap was lowered). Returns what was removed (for the log)."""
-    import shutil
-
-    root = ledger_dir(state)
-    removed: list[str] = []
-    sessions = [e for e in _entries(root) if e.is_dir() and e.name != "blobs"]
-    for entry in sorted(sessions, key=_mtime, reverse=True)[keep_sessions:]:
-        shutil.rmtree(entry.path, ignore_errors=True)
-        removed.append(f"session {entry.name}")
-    removed += [f"blob {name[:12]}" for name in capped.check(blob_dir(state), max_bytes)]
-    return removed
-
-
-def _entries(folder: str) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(folder) as it:
-            return list(it)
-    except OSError:
-        return []
-
-
-def _mtime(entry: os.DirEntry[str]) -> float:
-    try:
-        return entry.stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-# --------------------------------------------------------------------------- hook entry points
-
-
-def epoch_reason(event: str, source: str | None) -> str:
-    """Why this lifecycle event ends the epoch ("" when it does not)."""
-    if event == "PreCompact":
-        return "compaction"
-    if event == "SessionStart" and source == "compact":
-        return "compaction (SessionStart)"
-    if event == "SessionStart" and source == "resume":
-        return "resume"
-    return ""
-
-
-def on_lifecycle(
-    state: str,
-    event: str,
-    session_id: str,
-    source: str | None,
-    *,
-    now: float,
-    store_max_bytes: int,
-    log_max_bytes: int,
-) -> dict[str, Any]:
-    """SessionStart / PreCompact bookkeeping (docs/LEDGER.md "Epochs"): a compaction or a resume
-    starts a new epoch for every context of the session; startup and /clear prune the store.
-    Never raises for I/O trouble: problems go to the hook log. Returns heartbeat detail."""
-    reason = epoch_reason(event, source)
-    problems: list[str] = []
-    try:
-        if reason:
-            problems += start_session_epoch(state, session_id, reason, now=now)
-        elif event == "SessionStart" and source in ("startup", "clear"):
-            prune(state, max_bytes=store_max_bytes)
-    except (OSError, StateError) as exc:
-        problems.append(f"{type(exc).__name__}: {exc}")
-    if problems:
-        from ccstate import hooklog
-
-        for problem in problems:
-            hooklog.append_log(state, f"read ledger: {problem}", max_bytes=log_max_bytes, now=now)
-    return {"ledger_epoch": reason or "unchanged"}
-
-
-def capsule_section(state: str, project: str, session_id: str, source: str | None) -> list[str]:
-    """After a compaction: name the files whose notices may outlive the Reads they point to.
-
-    Compaction keeps the latest turns verbatim and summarises the rest, and Claude Code does
-    not re-attach a file whose (replaced) Read sits in the kept turns, so a kept notice can
-    point at a Read the summary replaced. The model is told to Read those files again; the
-    new epoch serves them in full. Deterministic: sorted, no clock.
-    """
-    if source != "compact":
-        return []
-    ledger, _problems = load_ledger(context_path(state, session_id, None), now=0)
-    paths = replaced_paths(ledger, ledger.epoch - 1)
-    if not paths:
-        return []
-    shown = [os.path.relpath(p, project) if p.startswith(project + os.sep) else p for p in paths]
-    more = f" (+{len(shown) - 6} more)" if len(shown) > 6 else ""
-    return [
-        "- Read ledger: notices kept from before this compaction may point at Reads the summary "
-        f"replaced. Read again what you need of: {', '.join(shown[:6])}{more} (full text comes "
-        "back)."
-    ]

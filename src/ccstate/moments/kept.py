@@ -208,7 +208,7 @@ def _open_regular(path: str) -> BinaryIO:
 
 def session_files(main: str) -> list[str]:
     """The session's transcript files, as the Stop hook counts them and the line checks them:
-    the main one and `<session>/subagents/agent-*.jsonl` (transcript.subagent_transcripts'
+    the main one and `<session>/subagents/agent-*.jsonl` (transcript.sessions.subagent_transcripts'
     files, without pathlib)."""
     folder = os.path.join(main[: -len(".jsonl")] if main.endswith(".jsonl") else main, "subagents")
     try:

@@ -289,8 +289,8 @@ def failure_lines(lines: Sequence[str]) -> list[str]:
 
 
 # Non-ASCII characters `re.IGNORECASE` matches with an ASCII letter while `str.lower` leaves
-# them be (`clues.FOLDS_TO_ASCII`, checked there against every code point): in a line holding
-# one, what the lower-cased line holds says nothing, and the patterns run as they are.
+# them be (`secrets.needs.FOLDS_TO_ASCII`, checked there against every code point): in a line
+# holding one, what the lower-cased line holds says nothing, and the patterns run as they are.
 _FOLDS_TO_ASCII = "\u212a\u017f\u0130\u0131"
 # Every word `_ERROR_WORD` names starts with one of these.
 _FAILURE_WORDS = (

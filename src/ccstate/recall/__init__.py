@@ -2,7 +2,8 @@
 
 `moments` turns transcript records, handoff documents, the progress log and DECISIONS.md
 into small documents with provenance (pure); `reader` streams a transcript from a byte
-offset; `index` keeps them in SQLite FTS5 under the state dir, updated incrementally;
+offset; `index` keeps them in SQLite FTS5 under the state dir, `writer` updates it
+incrementally;
 `search` ranks them (BM25 with field weights, each moment in its turn, a confidence on every
 hit instead of a floor, recency for ties; `hits`, `confidence`, `context`, `subqueries`,
 `render`); `migrate` brings an older index's search table up to date; `embed` fuses an

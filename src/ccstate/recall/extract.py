@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ccstate import redact
 from ccstate.recall.sources import Source
 from ccstate.recall.text import parts
+from ccstate.secrets import redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

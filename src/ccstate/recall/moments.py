@@ -29,11 +29,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ccstate import redact
-from ccstate.handoff.scan import REJECTED, block_text, problem_key, user_prompt
+from ccstate.handoff.scan import problem_key
 from ccstate.recall import facts
 from ccstate.recall.text import clip, head_tail
-from ccstate.transcript import message_content
+from ccstate.secrets import redact
+from ccstate.transcript.content import REJECTED, block_text, message_content, user_prompt
 
 PROMPT_CAP = 2000
 ANSWER_CAP = 2000

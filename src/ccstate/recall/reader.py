@@ -8,7 +8,7 @@ line boundary, so a hook stays inside its budget and the next run carries on.
 
 Regular files only, read up to the size they had when opened (#37).
 
-Decoding follows `transcript.iter_light_records`: records whose top-level type is cheap to
+Decoding follows `runs.iter_light_records`: records whose top-level type is cheap to
 see and not wanted (progress, snapshots, system notices) are skipped undecoded, a long user
 record is cut before `toolUseResult` (a second copy of the tool output), orjson decodes.
 """
@@ -22,12 +22,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ccstate import transcript
+from ccstate.transcript import lines, runs
 
 WANTED = frozenset({"user", "assistant"})
 # with the records of newer types that can hold a moment (2.1.x: `facts.record_moment`)
 WANTED_ALL = WANTED | {"attachment", "system"}
-MAX_LINE_BYTES = transcript.MAX_LINE_BYTES  # a longer record is skipped, never held whole
+MAX_LINE_BYTES = lines.MAX_LINE_BYTES  # a longer record is skipped, never held whole
 _CHUNK = 4 << 20  # bytes read at a time
 _TOOL_USE_RESULT = b',"toolUseResult"'
 _SHORT = 4096
@@ -64,8 +64,8 @@ def iter_records(
     blocks), read up to the size it had when opened, the deadline checked on lines and on
     bytes read (a file of junk lines has no records, an over-long line no lines).
     """
-    loads = transcript.fast_loads()
-    with os.fdopen(transcript.open_regular(path), "rb", buffering=0) as fh:
+    loads = runs.fast_loads()
+    with os.fdopen(lines.open_regular(path), "rb", buffering=0) as fh:
         size = os.fstat(fh.fileno()).st_size
         fh.seek(cursor.offset)
         count = 0
@@ -73,7 +73,7 @@ def iter_records(
             for raw, length in _lines(fh, max_line_bytes, size - cursor.offset, deadline):
                 count += 1
                 if deadline is not None and count % 256 == 0 and time.monotonic() > deadline:
-                    raise transcript.Deadline  # before taking the line: the next run starts there
+                    raise lines.Deadline  # before taking the line: the next run starts there
                 cursor.line += 1
                 cursor.offset += length
                 if raw is None:
@@ -81,7 +81,7 @@ def iter_records(
                     continue
                 if raw[0] != 0x7B and raw[0] < 0x80 and raw[0] not in _WHITESPACE:
                     continue  # no JSON object starts so ("{": 0x7B): not decoded
-                kind = transcript.top_level_type(raw)  # progress, system notices, snapshots
+                kind = runs.top_level_type(raw)  # progress, system notices, snapshots
                 if kind is not None and kind not in wanted:
                     continue  # undecoded
                 if skip is not None and skip(raw):
@@ -89,7 +89,7 @@ def iter_records(
                 record = _decode(raw, kind, loads, wanted)
                 if record is not None:
                     yield cursor.line, record
-        except transcript.Deadline:
+        except lines.Deadline:
             cursor.stopped = f"time budget reached at line {cursor.line}"
 
 
@@ -98,13 +98,13 @@ def _lines(
 ) -> Iterator[tuple[bytes | bytearray | None, int]]:
     """(line, its size in bytes) for each complete line in the next `left` bytes; (None, size)
     for one longer than `limit`, never held whole (memory stays under `limit` plus a chunk).
-    A last line without its newline is not returned. Raises `transcript.Deadline` past
+    A last line without its newline is not returned. Raises `lines.Deadline` past
     `deadline`, checked at every chunk read."""
     pending = bytearray()  # the start of a line that runs into the next chunk
     skipped = -1  # >= 0: bytes of an oversized line passed so far
     while left > 0:
         if deadline is not None and time.monotonic() > deadline:
-            raise transcript.Deadline
+            raise lines.Deadline
         chunk = fh.read(min(_CHUNK, left))
         if not chunk:
             return

@@ -15,11 +15,11 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from ccstate import redact
 from ccstate.config import Config
 from ccstate.errors import CcstateError
-from ccstate.recall import index, sources
-from ccstate.transcript import subagent_transcripts
+from ccstate.recall import index, sources, writer
+from ccstate.secrets import redact
+from ccstate.transcript.sessions import subagent_transcripts
 
 MIN_SECONDS = 0.5  # less than this left: skip (the next update catches up)
 NO_TIME = "skipped: no time left in the hook"
@@ -39,15 +39,15 @@ def refresh(
     full: bool = False,
     jobs: int | None = None,
     timeout: float = 10.0,
-) -> tuple[sqlite3.Connection, index.Report]:
+) -> tuple[sqlite3.Connection, writer.Report]:
     """Open the index and bring it up to date with every source of the project."""
     con = index.connect(state, timeout=timeout, replace_unusable=full)
     try:
         if full:
-            index.forget_stamps(con)
+            writer.forget_stamps(con)
         todo = sources.project_sources(project, state, environ)
         workers = jobs if jobs is not None else _cpus()
-        report = index.update(
+        report = writer.update(
             con,
             todo,
             redactor=redact.for_project(project),
@@ -117,7 +117,7 @@ def _session_and_catch_up(
     config: Config,
     transcript_path: str,
     deadline: float,
-) -> index.Report:
+) -> writer.Report:
     """The session's transcripts and the state files, then a slice of older transcripts."""
     mine = []
     if transcript_path:
@@ -126,12 +126,12 @@ def _session_and_catch_up(
         mine = [sources.transcript_source(p) for p in files]
     mine += sources.state_sources(project, state)
     redactor, limit = redact.for_project(project), max_bytes(config)
-    report = index.update(con, mine, redactor=redactor, max_bytes=limit, deadline=deadline)
+    report = writer.update(con, mine, redactor=redactor, max_bytes=limit, deadline=deadline)
     done = {s.path for s in mine}
     others = [s for s in sources.project_sources(project, state) if s.path not in done]
     catch_up = min(deadline, time.monotonic() + CATCH_UP_SECONDS)
     if others and time.monotonic() < catch_up:
-        more = index.update(con, others, redactor=redactor, max_bytes=limit, deadline=catch_up)
+        more = writer.update(con, others, redactor=redactor, max_bytes=limit, deadline=catch_up)
         report.read += more.read
         report.moments += more.moments
         report.seconds += more.seconds

@@ -16,9 +16,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ccstate import transcript
 from ccstate.report.composition import Composition
 from ccstate.report.usage import SKIP_TYPES, notice_prefixes, scan_records
+from ccstate.transcript.lines import ReadStats, open_regular
+from ccstate.transcript.runs import iter_light_records
 
 CHARS_PER_TOKEN = 4
 
@@ -99,11 +100,9 @@ def session_kept(files: Iterable[str], deadline: float | None = None) -> Session
         size = complete_size(name)
         if size is None:
             continue
-        stats = transcript.ReadStats()
+        stats = ReadStats()
         try:
-            records = transcript.iter_light_records(
-                Path(name), stats, SKIP_TYPES, deadline=deadline
-            )
+            records = iter_light_records(Path(name), stats, SKIP_TYPES, deadline=deadline)
             path, prefixes = Path(name), notice_prefixes()
             comp = scan_records(records, path=path, prefixes=prefixes, stats=stats).composition
         except OSError:  # gone, or replaced by what is no regular file, since `complete_size`
@@ -121,7 +120,7 @@ def complete_size(path: str, tail: int = 1 << 16) -> int | None:
     """Bytes of `path` through its last newline now (None: not a readable regular file; a
     FIFO never blocks)."""
     try:
-        with os.fdopen(transcript.open_regular(path), "rb") as fh:
+        with os.fdopen(open_regular(path), "rb") as fh:
             end = os.fstat(fh.fileno()).st_size
             pos = end
             while pos > 0:

@@ -13,11 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ccstate import paths, transcript
+from ccstate import paths
 from ccstate.errors import CcstateError
+from ccstate.transcript.runs import fast_loads
+from ccstate.transcript.sessions import session_transcripts, subagent_transcripts
 
 if TYPE_CHECKING:
     from ccstate.report import scan_cache, summary, usage
+    from ccstate.report.builder import SessionPart
     from ccstate.report.pricing import PricingTable
 
 PARALLEL_MIN_BYTES = 4 << 20  # below this, forking workers costs more than it saves
@@ -60,7 +63,7 @@ def select_transcripts(
         found = [f for g in given for f in (_in_dir(g) if g.is_dir() else _with_subagents(g))]
     elif session_id:  # a full id, or its start as ccstate prints it
         pattern = f"*/{glob.escape(session_id)}*.jsonl"
-        mains = transcript.session_transcripts(session_id, projects.glob(pattern))
+        mains = session_transcripts(session_id, projects.glob(pattern))
         found = [f for m in mains for f in _with_subagents(m)]
         if not found:
             raise CcstateError(f"No transcript for session {session_id} under {projects}")
@@ -85,7 +88,7 @@ def _in_dir(folder: Path) -> list[Path]:
 
 
 def _with_subagents(main: Path) -> list[Path]:
-    return [main, *transcript.subagent_transcripts(main)]
+    return [main, *subagent_transcripts(main)]
 
 
 def scan_all(
@@ -119,7 +122,7 @@ def report_all(
     use_cache: bool,
     progress: Callable[[int, int], Progress] | None = None,
 ) -> summary.Report:
-    """The report of `files` (`summary.build_report` of their scans), each session built by
+    """The report of `files` (`builder.build_report` of their scans), each session built by
     the worker that scans its files: the parent no longer builds every session alone after
     the scans, nor holds every scan (whose objects its garbage collector walked again and
     again at 50x); it takes the sessions in order.
@@ -128,7 +131,8 @@ def report_all(
     session copies them) is built again here, from its scans as the worker pickled them, so
     the result is the same. Sessions whose files are all in the scan cache are built here.
     """
-    from ccstate.report import summary, usage
+    from ccstate.report import usage
+    from ccstate.report.builder import scan_order
 
     prefixes = usage.notice_prefixes()
     cache, cached = _cached(files, use_cache, prefixes)
@@ -148,14 +152,14 @@ def report_all(
     for _part, fresh, _pickled in results:
         scans.update(fresh)
     _save(cache, {f: scan for f, scan in scans.items() if f not in cached})
-    built: list[tuple[tuple[str, str], summary.SessionPart | None, tuple[str, str], bytes]] = [
+    built: list[tuple[tuple[str, str], SessionPart | None, tuple[str, str], bytes]] = [
         (part.order, part, key, pickled)
         for (key, _paths), (part, _fresh, pickled) in zip(todo, results, strict=True)
     ]
     done = {key for key, _paths in todo}
     for key, members in sessions.items():  # all cached: built in order from their scans
         if key not in done:
-            built.append((min(summary.scan_order(scans[p]) for p in members), None, key, b""))
+            built.append((min(scan_order(scans[p]) for p in members), None, key, b""))
     built.sort(key=lambda entry: entry[0])
     return _assemble(built, sessions, scans, pricing)
 
@@ -184,7 +188,7 @@ def _fan_out(
     `jobs` or `auto_workers` asks for, the progress bar told of each item done."""
     from ccstate import fanout
 
-    transcript.fast_loads()  # import the decoder once, before any fork
+    fast_loads()  # import the decoder once, before any fork
     bar = (progress or _Silent)(len(todo), sum(sizes))
     try:  # the bar's thread starts after the forks: forking a threaded process can deadlock
         return fanout.fan_out(
@@ -212,16 +216,17 @@ def _session_task(
     pricing: PricingTable,
     cached: dict[Path, usage.FileScan],
     keep: bool,
-) -> tuple[summary.SessionPart, list[tuple[Path, usage.FileScan]], bytes]:
+) -> tuple[SessionPart, list[tuple[Path, usage.FileScan]], bytes]:
     """In a worker: scan one session's files (those not cached) and build the session.
     Besides the part: the fresh scans when they go to the cache (`keep`), else the scans
     pickled, for the parent to build the session from if another counted its responses first
     (bytes: sent as they are, decoded only then, no objects for the parent to hold)."""
-    from ccstate.report import summary, usage
+    from ccstate.report import usage
+    from ccstate.report.builder import session_part
 
     (project, session_id), paths = item
     scans = [cached.get(p) or usage.scan_file(p, prefixes) for p in paths]
-    part = summary.session_part(project, session_id, scans, pricing)
+    part = session_part(project, session_id, scans, pricing)
     if keep:
         fresh = [(p, s) for p, s in zip(paths, scans, strict=True) if p not in cached]
         return part, fresh, b""
@@ -229,23 +234,23 @@ def _session_task(
 
 
 def _assemble(
-    built: list[tuple[tuple[str, str], summary.SessionPart | None, tuple[str, str], bytes]],
+    built: list[tuple[tuple[str, str], SessionPart | None, tuple[str, str], bytes]],
     sessions: dict[tuple[str, str], list[Path]],
     scans: dict[Path, usage.FileScan],
     pricing: PricingTable,
 ) -> summary.Report:
     """The sessions in `build_report`'s order: a part taken as built, or the session built
     here from its scans (all cached, or sharing API responses with an earlier session)."""
-    from ccstate.report import summary
+    from ccstate.report.builder import ReportBuilder, scan_order
 
-    builder = summary.ReportBuilder(pricing)
+    builder = ReportBuilder(pricing)
     counts = [0, 0, 0, 0]  # files, records, skipped lines, folded records
     for _order, part, key, pickled in built:
         if part is not None and builder.take(part):
             numbers = (part.files, part.records, part.skipped, part.folded)
         else:
             members = pickle.loads(pickled) if pickled else [scans[p] for p in sessions[key]]
-            members.sort(key=summary.scan_order)
+            members.sort(key=scan_order)
             builder.add(key[0], key[1], members)
             numbers = (
                 len(members),

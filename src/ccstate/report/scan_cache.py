@@ -17,9 +17,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ccstate import __version__, store, transcript
+from ccstate import __version__, store
 from ccstate.report.composition import Composition
 from ccstate.report.usage import Compaction, FileScan, Turn
+from ccstate.transcript.runs import fast_loads
 
 CACHE_VERSION = 3  # 2: Turn line/last/events/effort, hook runs, context sizes (#16); 3: #26
 CACHE_NAME = "report-scans.jsonl"
@@ -32,7 +33,10 @@ _SCANNER_FILES = (
     "report/composition.py",
     "report/scan_cache.py",
     "report/timeline.py",
-    "transcript.py",
+    "transcript/lines.py",
+    "transcript/runs.py",
+    "transcript/content.py",
+    "transcript/sessions.py",
     "ledger/text.py",
 )
 
@@ -68,7 +72,7 @@ class ScanCache:
             data = path.read_bytes()
         except OSError:
             return
-        loads = transcript.fast_loads()  # orjson: ~2x json on this file
+        loads = fast_loads()  # orjson: ~2x json on this file
         lines = data.split(b"\n")
         try:
             header = loads(lines[0])

@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ccstate import transcript
 from ccstate.ledger.text import NOTE_TAG, NOTICE_TAG
 from ccstate.report.composition import ATTACHED_KINDS, Composition, Tracker
 from ccstate.report.timeline import Sizes
+from ccstate.transcript.content import message_content
+from ccstate.transcript.lines import ReadStats
+from ccstate.transcript.runs import iter_light_records
+from ccstate.transcript.sessions import SUBAGENTS_DIR, session_of
 
 CAPSULE_HEADER = "[ccstate] project state"  # = capsule.HEADER, kept literal: no import chain
 DEFAULT_NOTICE_PREFIX = NOTICE_TAG  # how the read ledger's notices start (ledger/text.py)
@@ -141,8 +144,8 @@ def notice_prefixes() -> tuple[str, ...]:
 
 def scan_file(path: Path, prefixes: tuple[str, ...] | None = None) -> FileScan:
     """Read one transcript (streamed) and account for it."""
-    stats = transcript.ReadStats()
-    records = transcript.iter_light_records(path, stats, SKIP_TYPES)
+    stats = ReadStats()
+    records = iter_light_records(path, stats, SKIP_TYPES)
     scan = scan_records(records, path=path, prefixes=prefixes or notice_prefixes(), stats=stats)
     scan.records, scan.skipped = stats.records, stats.skipped
     return scan
@@ -153,7 +156,7 @@ def scan_records(
     *,
     path: Path,
     prefixes: tuple[str, ...],
-    stats: transcript.ReadStats | None = None,
+    stats: ReadStats | None = None,
 ) -> FileScan:
     """Account for the records of one transcript file (pure). `stats`, when the reader that
     yields `records` updates it, gives each call its file line."""
@@ -166,14 +169,14 @@ def scan_records(
 def file_session(path: Path) -> tuple[str, str, bool]:
     """(project, session id, a subagent's file?) of a transcript, from where it lies:
     `<project>/<session>.jsonl` or `<project>/<session>/subagents/agent-*.jsonl`."""
-    subagent = path.parent.name == transcript.SUBAGENTS_DIR
+    subagent = path.parent.name == SUBAGENTS_DIR
     # the file's real folder: its folder's, resolved once per folder, unless it is a link
     # (keyed by its absolute path: a relative one names another folder after a chdir)
     folder = (
         path.resolve().parent if path.is_symlink() else _real_folder(os.path.abspath(path.parent))
     )
     project_dir = folder.parent.parent if subagent else folder
-    return project_dir.name, transcript.session_of(path), subagent
+    return project_dir.name, session_of(path), subagent
 
 
 @functools.lru_cache(maxsize=4096)
@@ -182,9 +185,7 @@ def _real_folder(folder: str) -> Path:
 
 
 class _Scanner:
-    def __init__(
-        self, scan: FileScan, tracker: Tracker, stats: transcript.ReadStats | None = None
-    ) -> None:
+    def __init__(self, scan: FileScan, tracker: Tracker, stats: ReadStats | None = None) -> None:
         self.scan = scan
         self.tracker = tracker
         self.stats = stats
@@ -319,7 +320,7 @@ class _Scanner:
         if isinstance(content, list):
             blocks = [b for b in content if isinstance(b, dict)]
         else:
-            blocks = transcript.message_content(rec)
+            blocks = message_content(rec)
         if rec.get("isCompactSummary"):
             text = "\n".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text")
             self._event(thread, EV_COMPACTION)
@@ -339,7 +340,7 @@ class _Scanner:
                 self._set_last_compaction(summary_chars=len(text))
             self.summaries.add(hash(text))
             return
-        # a long record is cut before its `toolUseResult` (transcript.iter_light_records), and
+        # a long record is cut before its `toolUseResult` (iter_light_records), and
         # with it any key written after it, `cwd` among them: the session's last one stands in
         cwd = rec.get("cwd")
         if isinstance(cwd, str) and cwd:
@@ -518,7 +519,7 @@ def _one_hour(usage: dict[str, Any], write: int) -> int:
 
 
 def _is_prompt(rec: dict[str, Any]) -> bool:
-    return not any(b.get("type") == "tool_result" for b in transcript.message_content(rec))
+    return not any(b.get("type") == "tool_result" for b in message_content(rec))
 
 
 def _int(value: Any) -> int:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ccstate import wiring
+from ccstate.install import wiring
 from ccstate.instructions import loaded
 from ccstate.scaffold import render
 

@@ -15,8 +15,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from ccstate import paths, store, wiring
+from ccstate import paths, store
 from ccstate.errors import CcstateError
+from ccstate.install import wiring
 
 Action = Literal["create", "update", "delete", "skip"]
 

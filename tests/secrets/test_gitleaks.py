@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import gitleaks, redact
+from ccstate.secrets import gitleaks, redact
 from gitleaks_corpus import (
     BY_DESIGN,
     DATA,

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import wiring
-
-REPO = Path(__file__).resolve().parents[1]
+from ccstate.install import wiring
+from helpers import REPO
 
 
 def test_plugin_hooks_json_is_rendered_from_the_table() -> None:

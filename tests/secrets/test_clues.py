@@ -1,6 +1,6 @@
-"""The literal-clue prefilter (src/ccstate/clues.py): it may only ever skip a rule that cannot
-match. Checked on the secrets corpus of #12, on every code point `re.IGNORECASE` folds, and on
-generated texts (hypothesis): every rule that matches a text is among its candidates."""
+"""The literal-clue prefilter (src/ccstate/secrets/clues.py): it may only ever skip a rule that
+cannot match. Checked on the secrets corpus of #12, on every code point `re.IGNORECASE` folds,
+and on generated texts (hypothesis): every rule that matches a text is among its candidates."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_redact import AWS, GITHUB, GITHUB_PAT, JWT, OPENAI, PEM, SLACK
 
-from ccstate import clues, redact
+from ccstate.secrets import clues, needs, redact
 from helpers import PUBLIC, REPO
 from secrets_corpus import KINDS, ORDINARY
-from test_redact import AWS, GITHUB, GITHUB_PAT, JWT, OPENAI, PEM, SLACK
 
 # CLUES_EXAMPLES=20000 for a longer search (the CI runs 400 per property)
 EXAMPLES_N = int(os.environ.get("CLUES_EXAMPLES", "400"))
@@ -68,7 +68,7 @@ def _mutations(secret: str) -> st.SearchStrategy[str]:
         st.just(secret.lower()),
         st.integers(0, n).map(lambda k: secret[:k]),
         st.integers(0, n).map(lambda k: secret[k:]),
-        st.tuples(st.integers(0, max(0, n - 1)), st.sampled_from(clues.FOLDS_TO_ASCII + "é?")).map(
+        st.tuples(st.integers(0, max(0, n - 1)), st.sampled_from(needs.FOLDS_TO_ASCII + "é?")).map(
             lambda kc: secret[: kc[0]] + kc[1] + secret[kc[0] + 1 :]
         ),
     )
@@ -80,7 +80,7 @@ PIECES = st.one_of(
     st.sampled_from(WORDS + SEPARATORS),
     st.text(
         alphabet=st.sampled_from(
-            "abcxyzKSIABC0123456789+/=_-.:@ \n\"'" + clues.FOLDS_TO_ASCII + "é"
+            "abcxyzKSIABC0123456789+/=_-.:@ \n\"'" + needs.FOLDS_TO_ASCII + "é"
         ),
         max_size=24,
     ),
@@ -163,34 +163,6 @@ def test_prefiltered_rules_redact_the_corpus_as_every_rule_does(text: str) -> No
     assert redact.apply_rules(text) == redact.apply_rules(text, every_rule=True)
 
 
-def test_folds_to_ascii_lists_every_character_ignorecase_matches_with_an_ascii_letter() -> None:
-    others = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
-    found = set(re.findall(r"(?i)[a-z]", others))
-    assert found == set(clues.FOLDS_TO_ASCII)
-
-
-NEEDS_CASES = [
-    (r"\bsk-ant-[A-Za-z0-9_-]{8,}", {("sk-ant-",)}),
-    (
-        r"\b(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{16,}",
-        {("rk_live_", "rk_test_", "sk_live_", "sk_test_")},
-    ),
-    (r"(?<=://)[^\s:/@]{1,64}:(?P<s>[^\s@/]{1,128})(?=@)", {("://",), ("@",), (":",)}),
-    (r"a?b*[xyz]+", {("x", "y", "z")}),  # one of the class, at least once
-    (r"(a)\1", {("a",)}),  # the group, not the backreference
-    (r"a?b*(?:x|y*)", set()),  # nothing every match must hold
-    (r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{12,})", {("bearer",)}),
-    (r"(?i)ab(?-i:CD)", {("abcd",)}),  # a case-sensitive group: looked for in lower case too
-]
-
-
-@pytest.mark.parametrize(("pattern", "expected"), NEEDS_CASES)
-def test_needs(pattern: str, expected: set[tuple[str, ...]]) -> None:
-    got = clues.needs(re.compile(pattern))
-    assert {tuple(sorted(n.strings)) for n in got} == expected
-    assert all(n.folded == pattern.startswith("(?i)") for n in got)
-
-
 @BOTH
 def test_a_case_insensitive_need_is_found_whatever_the_case(accelerate: bool) -> None:
     pre = clues.Prefilter([re.compile(r"(?i)bearer\s+\w{12,}")], [()], accelerate=accelerate)
@@ -225,8 +197,8 @@ def test_the_lower_case_gate_agrees_with_the_case_insensitive_one(text: str) -> 
 def test_only_the_folding_characters_lower_case_to_ascii() -> None:
     """Why `redact._folds_to_ascii` may use lower(): no other character becomes ASCII."""
     others = (chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
-    assert {c for c in others if any(x.isascii() for x in c.lower())} <= set(clues.FOLDS_TO_ASCII)
-    assert all(redact._folds_to_ascii(f"a{c}b") for c in clues.FOLDS_TO_ASCII)
+    assert {c for c in others if any(x.isascii() for x in c.lower())} <= set(needs.FOLDS_TO_ASCII)
+    assert all(redact._folds_to_ascii(f"a{c}b") for c in needs.FOLDS_TO_ASCII)
 
 
 def _corpus_moments(separator: str) -> list[str]:

@@ -3,34 +3,26 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ccstate import transcript
+from ccstate.transcript import lines as _lines
+from ccstate.transcript import runs as _runs
 
 
 def test_streams_objects_and_skips_partial_and_odd_lines(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     rows = [{"type": "user", "message": {"content": "hi"}}, {"type": "brand-new"}]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n[1,2]\n" + '{"type": "assist')
-    stats = transcript.ReadStats()
-    got = list(transcript.iter_records(path, stats))
+    stats = _lines.ReadStats()
+    got = list(_lines.iter_records(path, stats))
     assert got == rows
     assert (stats.records, stats.skipped, stats.skipped_lines) == (2, 2, [4, 5])
-
-
-def test_message_content_normalises_strings_and_lists() -> None:
-    assert transcript.message_content({"message": {"content": "x"}}) == [
-        {"type": "text", "text": "x"}
-    ]
-    blocks = [{"type": "tool_use", "id": "t"}, "junk"]
-    assert transcript.message_content({"message": {"content": blocks}}) == [blocks[0]]
-    assert transcript.message_content({"type": "system"}) == []
 
 
 def test_a_deeply_nested_line_is_skipped_not_fatal(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     deep = "[" * 5_000 + "]" * 5_000  # past orjson's limit and the interpreter's
     path.write_text(f'{{"type": "user", "message": {{"content": "ok"}}}}\n{deep}\n')
-    for read in (transcript.iter_records, transcript.iter_light_records):
-        stats = transcript.ReadStats()
+    for read in (_lines.iter_records, _runs.iter_light_records):
+        stats = _lines.ReadStats()
         assert [r["type"] for r in read(path, stats)] == ["user"]
         assert (stats.records, stats.skipped, stats.skipped_lines) == (1, 1, [2])
 
@@ -42,9 +34,6 @@ import os as _os  # noqa: E402
 import time as _time  # noqa: E402
 
 import pytest as _pytest  # noqa: E402
-
-from ccstate import transcript as _transcript  # noqa: E402
-from ccstate.handoff import scan as _scan  # noqa: E402
 
 _RECORD = _json.dumps({"type": "user", "message": {"role": "user", "content": "hi"}})
 
@@ -59,17 +48,17 @@ def _with_a_long_line(path, size: int) -> None:
 
 @_pytest.mark.parametrize("reader", ["records", "light", "numbered"])
 def test_every_reader_skips_over_long_lines_unread(tmp_path, monkeypatch, reader) -> None:
-    monkeypatch.setattr(_transcript, "MAX_LINE_BYTES", 1000)
-    monkeypatch.setattr(_transcript, "_CHUNK", 4096)  # the light reader's smallest buffer
+    monkeypatch.setattr(_lines, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(_runs, "_CHUNK", 4096)  # the light reader's smallest buffer
     path = tmp_path / "t.jsonl"
     _with_a_long_line(path, 50_000)
-    stats = _transcript.ReadStats()
+    stats = _lines.ReadStats()
     if reader == "records":
-        got = list(_transcript.iter_records(path, stats))
+        got = list(_lines.iter_records(path, stats))
     elif reader == "light":
-        got = list(_transcript.iter_light_records(path, stats, max_line=4096))
+        got = list(_runs.iter_light_records(path, stats, max_line=4096))
     else:
-        got = [r for _n, r in _scan.iter_numbered(path)]
+        got = [r for _n, r in _lines.iter_numbered(path)]
     assert [r["message"]["content"] for r in got] == ["hi", "hi"]
     if reader != "numbered":
         assert (stats.lines, stats.too_long) == (4, 2)
@@ -78,7 +67,7 @@ def test_every_reader_skips_over_long_lines_unread(tmp_path, monkeypatch, reader
 def test_readers_refuse_what_is_not_a_regular_file(tmp_path) -> None:
     fifo = tmp_path / "t.jsonl"
     _os.mkfifo(fifo)
-    for read in (_transcript.iter_records, _transcript.iter_light_records):
+    for read in (_lines.iter_records, _runs.iter_light_records):
         with _pytest.raises(OSError, match="not a regular file"):
             list(read(fifo))
 
@@ -86,22 +75,22 @@ def test_readers_refuse_what_is_not_a_regular_file(tmp_path) -> None:
 def test_a_deadline_stops_the_handoff_scan(tmp_path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_text((_RECORD + "\n") * 100)
-    with _pytest.raises(_transcript.Deadline):
-        list(_scan.iter_numbered(path, deadline=_time.monotonic() - 1))
-    stats = _transcript.ReadStats()
-    assert list(_transcript.iter_records(path, stats, deadline=_time.monotonic() - 1)) == []
+    with _pytest.raises(_lines.Deadline):
+        list(_lines.iter_numbered(path, deadline=_time.monotonic() - 1))
+    stats = _lines.ReadStats()
+    assert list(_lines.iter_records(path, stats, deadline=_time.monotonic() - 1)) == []
     assert stats.stopped.startswith("stopped at line 0")
 
 
 def test_line_runs_hold_every_line_once_numbered_and_closed(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(_transcript, "_CHUNK", 4096)  # several runs, and one buffer doubling
+    monkeypatch.setattr(_runs, "_CHUNK", 4096)  # several runs, and one buffer doubling
     lines = [b'{"n": %d, "pad": "%s"}' % (i, b"x" * (i * 37 % 300)) for i in range(200)]
     lines.insert(120, b'{"long": "' + b"y" * 9000 + b'"}')  # longer than the buffer
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"\n".join(lines))  # the last line has no newline (still being written)
-    stats = _transcript.ReadStats()
+    stats = _lines.ReadStats()
     got, firsts = [], []
-    for buf, start, end, first in _transcript.iter_line_runs(path, stats):
+    for buf, start, end, first in _runs.iter_line_runs(path, stats):
         assert first == len(got) + 1 == stats.lines + 1
         chunk = bytes(buf[start:end])
         assert chunk.endswith(b"\n")
@@ -113,13 +102,13 @@ def test_line_runs_hold_every_line_once_numbered_and_closed(tmp_path, monkeypatc
 
 
 def test_line_runs_skip_a_line_over_the_limit_and_count_it(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(_transcript, "_CHUNK", 4096)
+    monkeypatch.setattr(_runs, "_CHUNK", 4096)
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"a": 1}\n{"b": "' + b"z" * 20_000 + b'"}\n{"c": 3}\n')
-    stats = _transcript.ReadStats()
+    stats = _lines.ReadStats()
     got = [
         (first, bytes(buf[s:e]))
-        for buf, s, e, first in _transcript.iter_line_runs(path, stats, max_line=5000)
+        for buf, s, e, first in _runs.iter_line_runs(path, stats, max_line=5000)
     ]
     assert b"".join(chunk for _f, chunk in got) == b'{"a": 1}\n{"c": 3}\n'
     assert got[-1][0] == 3  # the third line keeps its number
@@ -135,9 +124,9 @@ def test_the_fast_reader_yields_what_iter_records_does(tmp_path) -> None:
         b'{"n": 12345678901234567890}\n'  # over 63 bits: orjson's range ends at 64
         b'{"type": "assistant", "last": true}'  # no newline: a session still writing
     )
-    slow, fast = _transcript.ReadStats(), _transcript.ReadStats()
-    want = list(_transcript.iter_records(path, slow))
-    got = list(_transcript.iter_fast_records(path, fast))
+    slow, fast = _lines.ReadStats(), _lines.ReadStats()
+    want = list(_lines.iter_records(path, slow))
+    got = list(_runs.iter_fast_records(path, fast))
     assert got == want and len(got) == 4
     assert (fast.lines, fast.records, fast.skipped, fast.skipped_lines) == (
         slow.lines,
@@ -154,14 +143,14 @@ def test_the_fast_reader_matches_on_the_public_corpus() -> None:
     if not files:
         _pytest.skip(f"the public transcripts are not at {PUBLIC}")
     for path in files:
-        assert list(_transcript.iter_fast_records(path)) == list(_transcript.iter_records(path))
+        assert list(_runs.iter_fast_records(path)) == list(_lines.iter_records(path))
 
 
 @_pytest.mark.parametrize("reader", ["light", "fast"])
 def test_record_lines_stay_true_across_runs(tmp_path, monkeypatch, reader) -> None:
     """The readers number lines themselves (`counted=True`): across many runs, blank and
     bad lines included, each record's `stats.lines` is its line in the file."""
-    monkeypatch.setattr(_transcript, "_CHUNK", 4096)
+    monkeypatch.setattr(_runs, "_CHUNK", 4096)
     rows = []
     for n in range(1, 400):
         if n % 7 == 0:
@@ -172,11 +161,11 @@ def test_record_lines_stay_true_across_runs(tmp_path, monkeypatch, reader) -> No
             rows.append(_json.dumps({"type": "user", "n": n, "pad": "x" * (n % 97)}).encode())
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"\n".join(rows) + b"\n")
-    stats = _transcript.ReadStats()
+    stats = _lines.ReadStats()
     read = (
-        _transcript.iter_light_records(path, stats)
+        _runs.iter_light_records(path, stats)
         if reader == "light"
-        else _transcript.iter_fast_records(path, stats)
+        else _runs.iter_fast_records(path, stats)
     )
     seen = [(stats.lines, record["n"]) for record in read]
     assert seen and all(line == n for line, n in seen)
@@ -202,10 +191,10 @@ def test_every_reader_reads_to_the_size_seen_when_it_opened(tmp_path) -> None:
     """A transcript that grows while it is read must not make the read endless."""
     path = tmp_path / "t.jsonl"
     readers = (
-        lambda p: _transcript.iter_lines(p),
-        lambda p: _transcript.iter_records(p),
-        lambda p: _transcript.iter_light_records(p),
-        lambda p: [run[3] for run in _transcript.iter_line_runs(p)],
+        lambda p: _lines.iter_lines(p),
+        lambda p: _lines.iter_records(p),
+        lambda p: _runs.iter_light_records(p),
+        lambda p: [run[3] for run in _runs.iter_line_runs(p)],
     )
     for read in readers:
         path.write_text((_RECORD + "\n") * 3)
@@ -219,11 +208,11 @@ def test_lines_that_hold_no_object_are_passed_over_and_numbered(tmp_path) -> Non
     rows = [b"x", _RECORD.encode(), b"[1]", b"", b"  " + _RECORD.encode(), b"junk" * 3000]
     rows += [b"\xef\xbb\xbf" + _RECORD.encode(), b"{not json", _RECORD.encode()]
     path.write_bytes(b"\n".join(rows) + b"\n")
-    every = [(n, bytes(line)) for n, line in _transcript.iter_lines(path)]
+    every = [(n, bytes(line)) for n, line in _lines.iter_lines(path)]
     assert [n for n, _line in every] == list(range(1, 10))
-    passed = [(n, bytes(line)) for n, line in _transcript.iter_lines(path, objects_only=True)]
+    passed = [(n, bytes(line)) for n, line in _lines.iter_lines(path, objects_only=True)]
     assert passed == [(n, line) for n, line in every if n in (2, 5, 7, 8, 9)]
-    assert [n for n, _r in _scan.iter_numbered(path)] == [2, 5, 7, 9]
+    assert [n for n, _r in _lines.iter_numbered(path)] == [2, 5, 7, 9]
 
 
 def test_a_deadline_fires_on_lines_that_hold_no_record(tmp_path) -> None:
@@ -233,15 +222,15 @@ def test_a_deadline_fires_on_lines_that_hold_no_record(tmp_path) -> None:
     path.write_bytes(b"{\n" * 1_500_000)  # about 4 s for any reader
     for read in ("records", "light", "numbered"):
         started = _time.monotonic()
-        stats = _transcript.ReadStats()
+        stats = _lines.ReadStats()
         deadline = started + 0.05
         if read == "numbered":
-            with _pytest.raises(_transcript.Deadline, match=r"stopped at line [1-9]"):
-                list(_scan.iter_numbered(path, deadline))
+            with _pytest.raises(_lines.Deadline, match=r"stopped at line [1-9]"):
+                list(_lines.iter_numbered(path, deadline))
         elif read == "records":
-            assert list(_transcript.iter_records(path, stats, deadline=deadline)) == []
+            assert list(_lines.iter_records(path, stats, deadline=deadline)) == []
         else:
-            assert list(_transcript.iter_light_records(path, stats, deadline=deadline)) == []
+            assert list(_runs.iter_light_records(path, stats, deadline=deadline)) == []
         assert _time.monotonic() - started < 1.0, read
         if read != "numbered":
             assert stats.stopped.startswith("stopped at line ") and 0 < stats.lines < 1_500_000
@@ -251,15 +240,15 @@ def test_the_light_reader_counts_junk_lines_without_decoding_them(tmp_path, monk
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"x\n[1, 2]\n" + _RECORD.encode() + b"\n\n  \n" + b"junk\n" * 3)
     decoded: list[bytes] = []
-    real = _transcript.fast_loads()
+    real = _runs.fast_loads()
 
     def loads(view):  # type: ignore[no-untyped-def]
         decoded.append(bytes(view))
         return real(view)
 
-    monkeypatch.setattr(_transcript, "fast_loads", lambda: loads)
-    stats = _transcript.ReadStats()
-    assert [r["type"] for r in _transcript.iter_light_records(path, stats)] == ["user"]
+    monkeypatch.setattr(_runs, "fast_loads", lambda: loads)
+    stats = _lines.ReadStats()
+    assert [r["type"] for r in _runs.iter_light_records(path, stats)] == ["user"]
     assert decoded == [_RECORD.encode()]
     assert (stats.lines, stats.records, stats.skipped, stats.skipped_lines) == (
         8,
@@ -267,6 +256,6 @@ def test_the_light_reader_counts_junk_lines_without_decoding_them(tmp_path, monk
         5,
         [1, 2, 6, 7, 8],
     )
-    slow = _transcript.ReadStats()
-    list(_transcript.iter_records(path, slow))
+    slow = _lines.ReadStats()
+    list(_lines.iter_records(path, slow))
     assert (slow.records, slow.skipped, slow.skipped_lines) == (1, 5, [1, 2, 6, 7, 8])

@@ -1,6 +1,6 @@
 """gitleaks' default rule set, applied to a text as gitleaks applies it (D14).
 
-`gitleaks_rules.json` (package data, MIT, made by scripts/gitleaks_rules.py from gitleaks'
+`gitleaks_rules.json` (package data, MIT, made by scripts/generate/gitleaks_rules.py from gitleaks'
 `config/gitleaks.toml` at the commit it names) holds, per rule: a regex (rewritten for Python's
 `re`), keywords, an entropy floor, a secret group and allowlists. `Rule.secrets(text)` gives
 the spans gitleaks would report as secrets in `text`, deciding as gitleaks' detector does
@@ -188,8 +188,9 @@ class Rule:
 # `\b` sees no boundary (`\nAIza…`: `n` and `A` are both word characters). So a rule's end group
 # (a last group of classes and anchors) takes those endings too, `,` and `.` only when another
 # ending follows them (in `video_box.ico-<hex>.png` or a cut `ops_eyJ…..[Redacted]` they end
-# nothing: gitleaks' false positives stay as they are, tests/test_gitleaks.py), and a rule that
-# starts at `\b` or at a start group may also start after an escape or an opening mark.
+# nothing: gitleaks' false positives stay as they are, tests/secrets/test_gitleaks.py), and a
+# rule that starts at `\b` or at a start group may also start after an escape or an opening
+# mark.
 _ESCAPE = r"""\\[nrt"]"""  # a JSON-escaped newline, return, tab or quote
 _ENDING = r"""[\s\x60'"<>)\]|;]|""" + _ESCAPE + "|$"
 TRANSCRIPT_END = r"""[\x60'"<>)\]|]|""" + _ESCAPE + r"|[.,](?=" + _ENDING + ")"

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import bootstrap, paths, store
+from ccstate import paths, store
+from ccstate.install import bootstrap
 from helpers import REPO, hook_env, make_payload, run_hook
 
 
@@ -35,7 +36,7 @@ def test_an_interpreter_with_the_dependencies_needs_no_venv(tmp_path: Path) -> N
 
 
 def test_a_bare_interpreter_lacks_the_dependencies(bare_python: Path) -> None:
-    code = "from ccstate import bootstrap; print(bootstrap.dependencies_present())"
+    code = "from ccstate.install import bootstrap; print(bootstrap.dependencies_present())"
     out = subprocess.run(
         [str(bare_python), "-c", code], capture_output=True, text=True, env=hook_env()
     )
@@ -179,7 +180,7 @@ def test_dependency_lists_follow_pyproject() -> None:
     tomllib = pytest.importorskip("tomllib")
     from packaging.requirements import Requirement
 
-    from ccstate import doctor
+    from ccstate.install import doctor
 
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     wanted = [Requirement(spec) for spec in declared]  # those this Python installs

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import redact
+from ccstate.secrets import detectors, envfile, redact, shapes
 
 # Secrets are assembled at run time so this file itself trips no secret scanner.
 AWS = "AKIA" + "Q7X2M4N6P8R1T3V5"
@@ -84,7 +84,7 @@ def test_env_values_pick_secrets_not_ordinary_settings() -> None:
         "export SESSION='Zq9-!x7yy'\nURL=http://localhost:3000\nDB=postgres://u:p@h/d\n"
         "NAME=myapp\nEMPTY=\nSHORTKEY=ab\nREF=${OTHER}\n"
     )
-    assert redact.env_values([text]) == ["abcd1234", "Zq9-!x7yy", "postgres://u:p@h/d"]
+    assert envfile.env_values([text]) == ["abcd1234", "Zq9-!x7yy", "postgres://u:p@h/d"]
 
 
 def test_for_project_hides_dotenv_values_everywhere(tmp_path: Path) -> None:
@@ -117,8 +117,8 @@ def test_detect_secrets_rules_are_cached_so_hooks_do_not_import_it(tmp_path: Pat
     from helpers import hook_env
 
     code = (
-        "import sys; from ccstate import redact; "
-        "print(len(redact._maintained_rules()), 'detect_secrets' in sys.modules)"
+        "import sys; from ccstate.secrets import detectors; "
+        "print(len(detectors.maintained_rules()), 'detect_secrets' in sys.modules)"
     )
     env = hook_env(HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"))
     runs = [
@@ -127,7 +127,7 @@ def test_detect_secrets_rules_are_cached_so_hooks_do_not_import_it(tmp_path: Pat
     ]
     first, second = (r.stdout.split() for r in runs)
     assert first[1] == "True" and second == [first[0], "False"], [r.stderr for r in runs]
-    assert int(first[0]) >= len(redact.MAINTAINED_PLUGINS)
+    assert int(first[0]) >= len(detectors.MAINTAINED_PLUGINS)
     assert (tmp_path / "cache" / "ccstate" / "detect-secrets-rules.json").is_file()
 
 
@@ -155,7 +155,7 @@ def test_random_values_with_slashes_are_secrets_not_paths(text: str) -> None:
     "value", ["src/app/main.py", "/run/secrets/api_key", "./keys/dev.pem", "config/prod/v2"]
 )
 def test_word_paths_stay_paths(value: str) -> None:
-    assert not redact.looks_random(value)
+    assert not shapes.looks_random(value)
     assert redact.redact(f"api_key_file = {value}") == f"api_key_file = {value}"
     assert redact.redact(f"signing_key: {value}") == f"signing_key: {value}"
 

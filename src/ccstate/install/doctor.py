@@ -15,8 +15,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Literal
 
-from ccstate import config, hooklog, paths, tokens, wiring
+from ccstate import config, hooklog, paths, tokens
 from ccstate.errors import CcstateError
+from ccstate.install import wiring
 
 Level = Literal["ok", "info", "warn", "fail"]
 # import name -> distribution name

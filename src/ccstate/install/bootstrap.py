@@ -13,7 +13,7 @@ Nothing is ever written into ${CLAUDE_PLUGIN_ROOT}: for a plugin installed from 
 clone it is that clone. pip builds in place (build/, *.egg-info), so the builder installs
 from a copy of the plugin's package sources under ${CLAUDE_PLUGIN_DATA}.
 
-`python -m ccstate.bootstrap PLUGIN_ROOT PLUGIN_DATA` is that one-shot process.
+`python -m ccstate.install.bootstrap PLUGIN_ROOT PLUGIN_DATA` is that one-shot process.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def start_build(plugin_root: Path, plugin_data: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(plugin_root / "src"))
     env.setdefault("PYTHONPYCACHEPREFIX", str(plugin_data / "pycache"))  # not in the plugin root
     subprocess.Popen(
-        [sys.executable, "-m", "ccstate.bootstrap", str(plugin_root), str(plugin_data)],
+        [sys.executable, "-m", "ccstate.install.bootstrap", str(plugin_root), str(plugin_data)],
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=log,

@@ -24,7 +24,8 @@ from ccstate import paths
 # anchored: Claude Code searches an unanchored one anywhere in the tool name (reference §2.2).
 POST_TOOL_USE_TOOLS = "Read|Edit|MultiEdit|Write|NotebookEdit|Bash|Grep|Glob|WebFetch|mcp__.*"
 # Never add PreSkillShellCommand while TESTED_CLAUDE[0] < 2.1.332: settings naming it make
-# 2.1.331 and older open a dialog at start (reference §9; tests/test_wiring.py keeps it out).
+# 2.1.331 and older open a dialog at start (reference §9; tests/install/test_wiring.py keeps
+# it out).
 # PreToolUse is not registered (#14): it only wrote a heartbeat, and cost every Read a Python
 # start. `merge_settings` takes an older ccstate's PreToolUse entry out of a settings file.
 # PostCompact and UserPromptSubmit (#26) are in TESTED_CLAUDE[0]'s event list (2.1.328; its
@@ -44,7 +45,8 @@ HOOK_SPECS: tuple[tuple[str, str | None, int], ...] = (
 # not wait for it, and it has nothing to say.
 ASYNC_EVENTS = frozenset({"Stop"})
 # The hook events each supported Claude Code knows, as its binary lists them (the zod enum of
-# event names; tests/test_wiring.py re-reads it from the pinned binaries when they are there).
+# event names; tests/install/test_wiring.py re-reads it from the pinned binaries when they
+# are there).
 # Nothing is registered for an event the oldest supported version does not know: settings
 # naming an event a version does not know can open a dialog at start (reference §9).
 CLAUDE_EVENTS: dict[str, tuple[str, ...]] = {
@@ -106,8 +108,8 @@ STATUSLINE_MISSING = f"{STATUSLINE_SCRIPT}: not on PATH (bash install.sh)"
 # The Claude Code versions the e2e suite runs on: the oldest supported and the newest pinned.
 # scripts/test.sh installs both, tests/e2e runs on each, `ccstate doctor` names the range.
 TESTED_CLAUDE = ("2.1.328", "2.1.332")
-# The plugin's one skill (skills/ccstate/SKILL.md; tests/test_wiring.py keeps the two equal),
-# listed to the model in every request as `- ccstate:ccstate: <this>` (#43).
+# The plugin's one skill (skills/ccstate/SKILL.md; tests/install/test_wiring.py keeps the two
+# equal), listed to the model in every request as `- ccstate:ccstate: <this>` (#43).
 SKILL_DESCRIPTION = (
     "`ccstate recall KEYWORDS` searches past sessions before you redo work; `ccstate decide` "
     "records a settled choice (cite Dn); `ccstate handoff note` leaves next steps."

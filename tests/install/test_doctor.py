@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ccstate import doctor, paths, redact, wiring
-from ccstate.recall import index, sources
-from helpers import prompt_record, tool_result_record, tool_use_record, write_jsonl
+from ccstate import paths
+from ccstate.install import doctor, wiring
+from ccstate.recall import index, sources, writer
+from ccstate.secrets import redact
+from helpers import REPO, prompt_record, tool_result_record, tool_use_record, write_jsonl
 
 OLDEST, NEWEST = wiring.TESTED_CLAUDE[0], wiring.TESTED_CLAUDE[-1]
 
@@ -39,8 +41,8 @@ def test_claude_version_is_placed_against_the_tested_range(
 
 def test_the_tested_range_is_what_scripts_test_sh_installs() -> None:
     """One constant: scripts/test.sh reads it, tests/e2e runs on each, doctor names it."""
-    script = (Path(__file__).resolve().parents[1] / "scripts" / "test.sh").read_text()
-    assert "from ccstate.wiring import TESTED_CLAUDE" in script
+    script = (REPO / "scripts" / "test.sh").read_text()
+    assert "from ccstate.install.wiring import TESTED_CLAUDE" in script
     assert OLDEST == "2.1.328" and NEWEST == "2.1.332"
 
 
@@ -91,7 +93,7 @@ def build(project: Path) -> Path:
         tool_result_record("t1", "Exit code 2\nerror: missing header", True),
     ]
     con = index.connect(state)
-    index.update(
+    writer.update(
         con,
         [sources.transcript_source(write_jsonl(project / "t" / "s1.jsonl", records))],
         redactor=redact.Redactor(),

@@ -1,192 +1,19 @@
-"""Stream Claude Code transcript JSONL into records, tolerating anything odd.
+"""Transcripts read fast (#7): runs of whole lines in a reused buffer, records decoded by orjson
+where each line lies, and what `ccstate report` never needs skipped undecoded.
 
-Files can be tens of MB: read line by line, never whole. Unknown record types
-pass through as dicts; a malformed line (e.g. a partial last line written while
-the session is live) is skipped and counted. Standard library only.
+Bounded as every reader is (`lines.py`: regular files only, up to the size seen when opened,
+lines over `MAX_LINE_BYTES` skipped unheld, a deadline checked on lines and bytes, #37).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-# Every reader is bounded (#12, #37): a line longer than this is skipped without being held in
-# memory (the longest in ../shared/transcripts is 1 MB), a file is read up to the size it had
-# when opened, and a deadline, when given, is checked as lines and chunks are read. 16 MiB, not
-# 32: a line of ASCII and one emoji decodes to 4 bytes a character, and at 32 MiB a hook held
-# 298 MiB (#37: at most 256).
-MAX_LINE_BYTES = 16 << 20
-_READ_CHUNK = 1 << 20
-_CHECK_YIELDS = 256  # lines iter_lines yields between two looks at the clock
-
-
-@dataclass
-class ReadStats:
-    """Lines and records read from a transcript, and the lines that were skipped."""
-
-    lines: int = 0
-    records: int = 0
-    skipped: int = 0  # blank, malformed, non-object or over-long lines
-    skipped_lines: list[int] = field(default_factory=list)
-    too_long: int = 0  # lines over MAX_LINE_BYTES, skipped unread
-    stopped: str = ""  # why reading stopped early ("" when it did not)
-
-
-class Deadline(Exception):
-    """Raised by `iter_lines` when its time budget is spent."""
-
-
-def open_regular(path: Path | str) -> int:
-    """A read-only descriptor of `path`, which must be a regular file (never blocks on a FIFO);
-    OSError otherwise (`store.open_regular`)."""
-    from ccstate import store
-
-    return store.open_regular(path)
-
-
-def iter_lines(
-    path: Path | str,
-    stats: ReadStats | None = None,
-    *,
-    deadline: float | None = None,
-    max_line: int | None = None,
-    objects_only: bool = False,
-) -> Iterator[tuple[int, bytes | bytearray]]:
-    """(line number, bytes without the newline) for each line of a regular file, lines over
-    `max_line` skipped (counted in `stats.too_long`); raises Deadline past `deadline`
-    (time.monotonic(), checked every `_CHECK_YIELDS` lines and every chunk read: on
-    lines and bytes, not records, #37). The file is read up to the size it had when opened:
-    one that grows meanwhile never makes the read endless. `objects_only`: lines that cannot
-    hold a JSON object (their first byte but spaces is no `{`) are passed over in bulk, counted
-    in `stats.lines` only. Memory stays under `max_line` plus one chunk."""
-    stats = stats if stats is not None else ReadStats()
-    max_line = MAX_LINE_BYTES if max_line is None else max_line
-    objects = _object_line() if objects_only else None
-    fd = open_regular(path)
-    with os.fdopen(fd, "rb", buffering=0) as fh:
-        left = os.fstat(fd).st_size
-        pending = bytearray()
-        skipping = False
-        number = check = 0
-        while left > 0:
-            if deadline is not None and time.monotonic() > deadline:
-                raise Deadline(f"stopped at line {number} (time budget)")
-            chunk = fh.read(min(_READ_CHUNK, left))
-            if not chunk:
-                break
-            left -= len(chunk)
-            start = 0
-            while True:
-                if objects is not None and not pending and not skipping:
-                    start, passed = _pass_over(objects, chunk, start)
-                    number += passed
-                    stats.lines += passed
-                nl = chunk.find(b"\n", start)
-                if nl < 0:
-                    break
-                number += 1
-                stats.lines += 1
-                if skipping or len(pending) + nl - start > max_line:
-                    stats.too_long += 1
-                    _count(stats, number, None)
-                    skipping = False
-                    pending.clear()
-                else:
-                    line: bytes | bytearray
-                    if pending:  # handed over whole, not copied: a long line is held once
-                        pending += chunk[start:nl]
-                        line, pending = pending, bytearray()
-                    else:
-                        line = chunk[start:nl]
-                    yield number, line
-                    check += 1
-                    if deadline is not None and check >= _CHECK_YIELDS:
-                        check = 0
-                        if time.monotonic() > deadline:
-                            raise Deadline(f"stopped at line {number} (time budget)")
-                start = nl + 1
-            if not skipping:
-                pending += chunk[start:]
-                if len(pending) > max_line:
-                    skipping = True
-                    pending.clear()
-        if pending or skipping:  # a last line without its newline
-            number += 1
-            stats.lines += 1
-            if skipping:
-                stats.too_long += 1
-                _count(stats, number, None)
-            else:
-                yield number, pending
-
-
-def _object_line() -> re.Pattern[bytes]:
-    """A line whose first byte but spaces is `{`: the start of any line that can hold a JSON
-    object (`json.loads` allows JSON's whitespace before it, and a UTF-8 BOM before that)."""
-    return re.compile(rb"^(?:\xef\xbb\xbf)?[ \t\r]*\{", re.MULTILINE)
-
-
-def _pass_over(objects: re.Pattern[bytes], chunk: bytes, start: int) -> tuple[int, int]:
-    """(where the next line of `chunk` that may hold an object starts, the whole lines passed
-    over to get there); `start` is a line's start. Without one, the chunk's last line start."""
-    found = objects.search(chunk, start)
-    jump = found.start() if found is not None else max(start, chunk.rfind(b"\n", start) + 1)
-    return jump, chunk.count(b"\n", start, jump)
-
-
-def iter_records(
-    path: Path, stats: ReadStats | None = None, *, deadline: float | None = None
-) -> Iterator[dict[str, Any]]:
-    """Each JSON object in `path`, in file order (bounded: `iter_lines`). Past `deadline`
-    it stops, and `stats.stopped` says where."""
-    stats = stats if stats is not None else ReadStats()
-    try:
-        for number, line in iter_lines(path, stats, deadline=deadline):
-            if not line.strip():
-                continue
-            record = _count(stats, number, _loads(line.decode("utf-8", "replace")))
-            if record is not None:
-                yield record
-    except Deadline as exc:
-        stats.stopped = str(exc)
-
-
-def _loads(line: str | bytes | memoryview) -> Any:
-    try:
-        return json.loads(line if isinstance(line, (str, bytes)) else bytes(line))
-    except (ValueError, RecursionError):  # RecursionError: nesting no transcript has
-        return None
-
-
-def _count(stats: ReadStats, number: int, record: Any) -> dict[str, Any] | None:
-    """Tally one parsed line: a dict is a record; anything else is skipped (first 20 noted)."""
-    if not isinstance(record, dict):
-        stats.skipped += 1
-        if len(stats.skipped_lines) < 20:
-            stats.skipped_lines.append(number)
-        return None
-    stats.records += 1
-    return record
-
-
-def message_content(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """The content blocks of a user/assistant record (a plain string becomes one text block)."""
-    message = record.get("message")
-    if not isinstance(message, dict):
-        return []
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [block for block in content if isinstance(block, dict)]
-    return []
-
+from ccstate.transcript import lines
 
 # --------------------------------------------------------------------------- fast reading (#7)
 # `ccstate report` reads tens of MB per run. Most bytes are in two places it does not need:
@@ -198,7 +25,6 @@ def message_content(record: dict[str, Any]) -> list[dict[str, Any]]:
 # nothing is lost but speed. Claude Code writes compact JSON (`"type":"progress"`); a record
 # written otherwise is decoded in full, which gives the same result.
 
-SUBAGENTS_DIR = "subagents"
 _TYPE_KEY = b'"type":"'
 _PROGRESS = b'"type":"progress"'
 _TOOL_USE_RESULT = b'"toolUseResult"'
@@ -241,13 +67,13 @@ def top_level_type(line: bytes | bytearray, start: int = 0, end: int = -1) -> st
 
 
 def fast_loads() -> Callable[[bytes | memoryview], Any]:
-    """orjson's decoder when installed, else `_loads` (which never raises). What orjson
-    refuses (lone surrogates, NaN, integers over 64 bits) goes to `_loads`. Call it before
+    """orjson's decoder when installed, else `load_line` (which never raises). What orjson
+    refuses (lone surrogates, NaN, integers over 64 bits) goes to `load_line`. Call it before
     forking workers: they then share the import."""
     try:
         from orjson import loads
     except ImportError:  # a python3 without the dependency: the same result, slower
-        return _loads
+        return lines.load_line
     return loads
 
 
@@ -255,7 +81,7 @@ def _decode(loads: Callable[[memoryview], Any], view: memoryview) -> Any:
     try:
         return loads(view)
     except ValueError:
-        return _loads(view)
+        return lines.load_line(view)
 
 
 def _comma_before_tool_use_result(buf: bytearray, start: int, end: int) -> int:
@@ -274,7 +100,7 @@ def _comma_before_tool_use_result(buf: bytearray, start: int, end: int) -> int:
 
 def iter_line_runs(
     path: Path | str,
-    stats: ReadStats | None = None,
+    stats: lines.ReadStats | None = None,
     max_line: int | None = None,
     *,
     counted: bool = False,
@@ -297,8 +123,8 @@ def iter_line_runs(
     Bounded (#37): the file is read up to the size it had when opened, and past `deadline`
     (time.monotonic(), checked at every read) the runs end, `stats.stopped` saying where.
     """
-    stats = stats if stats is not None else ReadStats()
-    max_line = MAX_LINE_BYTES if max_line is None else max_line
+    stats = stats if stats is not None else lines.ReadStats()
+    max_line = lines.MAX_LINE_BYTES if max_line is None else max_line
     base = stats.lines
     number = 0  # lines before the next run
     skipping = False  # inside a line longer than `max_line`
@@ -306,7 +132,7 @@ def iter_line_runs(
     filled = 0  # bytes of buf holding file data; a line may run past it into the next read
     eof = False
     try:
-        with os.fdopen(open_regular(path), "rb", buffering=0) as fh:
+        with os.fdopen(lines.open_regular(path), "rb", buffering=0) as fh:
             left = os.fstat(fh.fileno()).st_size  # a file growing meanwhile: read what was there
             while True:
                 if deadline is not None and time.monotonic() > deadline:
@@ -334,7 +160,7 @@ def iter_line_runs(
                     number += 1
                     stats.lines = base + number
                     stats.too_long += 1
-                    _count(stats, base + number, None)
+                    lines.tally(stats, base + number, None)
                     if nl < 0:  # it was the last line
                         break
                     skipping, pos = False, nl + 1
@@ -365,12 +191,12 @@ def iter_line_runs(
             _POOL.append(buf)
 
 
-def iter_fast_records(path: Path, stats: ReadStats | None = None) -> Iterator[dict[str, Any]]:
+def iter_fast_records(path: Path, stats: lines.ReadStats | None = None) -> Iterator[dict[str, Any]]:
     """What `iter_records` yields (every JSON object, in file order, the same ones skipped),
     read through `iter_line_runs` and decoded by `fast_loads` where each line lies (an integer
     past 64 bits, which no transcript holds, comes back as a float). No time budget: for the
     CLI's whole-file walks (`replay`), not the hooks."""
-    stats = stats if stats is not None else ReadStats()
+    stats = stats if stats is not None else lines.ReadStats()
     loads = fast_loads()
     for buf, pos, end, number in iter_line_runs(path, stats, counted=True):
         number -= 1
@@ -383,8 +209,8 @@ def iter_fast_records(path: Path, stats: ReadStats | None = None) -> Iterator[di
                 try:
                     record = loads(view[start:nl])
                 except ValueError:  # as iter_records: bad UTF-8 replaced, then the stdlib
-                    record = _loads(bytes(view[start:nl]).decode("utf-8", "replace"))
-                if _count(stats, number, record) is not None:
+                    record = lines.load_line(bytes(view[start:nl]).decode("utf-8", "replace"))
+                if lines.tally(stats, number, record) is not None:
                     stats.lines = number
                     yield record
         stats.lines = number  # the run's last line: iter_line_runs goes on from it
@@ -392,7 +218,7 @@ def iter_fast_records(path: Path, stats: ReadStats | None = None) -> Iterator[di
 
 def iter_light_records(
     path: Path,
-    stats: ReadStats | None = None,
+    stats: lines.ReadStats | None = None,
     skip_types: frozenset[str] = frozenset(),
     max_line: int | None = None,
     *,
@@ -408,7 +234,7 @@ def iter_light_records(
     (checked every `_CHECK_LINES` lines and at every read, #37) it stops, `stats.stopped`
     saying where and `stats.lines` at the last line read.
     """
-    stats = stats if stats is not None else ReadStats()
+    stats = stats if stats is not None else lines.ReadStats()
     loads = fast_loads()
     progress = "progress" in skip_types  # the most common record, skipped on short lines too
     check, until = (0, deadline) if deadline is not None else (float("inf"), 0.0)
@@ -430,7 +256,7 @@ def iter_light_records(
                     if buf[start:pos].isspace():
                         continue
                     if first < 0x80 and first not in _WHITESPACE:  # no object starts so
-                        _count(stats, number, None)
+                        lines.tally(stats, number, None)
                         continue
                 if nl - start > _SHORT:
                     record = _long_line(buf, view, start, nl, loads, skip_types)
@@ -445,14 +271,14 @@ def iter_light_records(
                     try:
                         record = loads(view[start:nl])
                     except ValueError:
-                        record = _loads(view[start:nl])
+                        record = lines.load_line(view[start:nl])
                 if isinstance(record, dict):
                     stats.records += 1
                     if record.get("type") not in skip_types:
                         stats.lines = number  # the line of this record, as the caller reads it
                         yield record
                 else:
-                    _count(stats, number, record)
+                    lines.tally(stats, number, record)
         stats.lines = number  # the run's last line: iter_line_runs goes on from it
 
 
@@ -478,46 +304,3 @@ def _long_line(
         if isinstance(record, dict) and record.get("type") == "user" and "message" in record:
             return record
     return _decode(loads, view[start:end])
-
-
-def subagent_transcripts(main: Path) -> list[Path]:
-    """The subagent transcripts of a main transcript: `<dir>/<session>/subagents/agent-*.jsonl`."""
-    folder = main.parent / main.stem / SUBAGENTS_DIR
-    try:
-        return sorted(folder.glob("agent-*.jsonl"))
-    except OSError:
-        return []
-
-
-def session_of(path: Path) -> str:
-    """The session a transcript file belongs to: its stem, or for a file in
-    `<session>/subagents/`, that session's id."""
-    if path.parent.name == SUBAGENTS_DIR:
-        return path.parent.parent.name
-    return path.stem
-
-
-def match_session(given: str, known: Iterable[str]) -> str | None:
-    """The session id `given` stands for among `known`: itself, or the one id it is the
-    start of (ccstate prints ids cut to 8 characters); None when it fits none.
-    CcstateError when it is the start of several."""
-    from ccstate.errors import CcstateError
-
-    ids = set(known)
-    if given in ids:
-        return given
-    matches = sorted(i for i in ids if given and i.startswith(given))
-    if len(matches) > 1:
-        shown = ", ".join(m[: len(given) + 4] + "…" for m in matches[:5])
-        raise CcstateError(
-            f"session {given!r} is the start of {len(matches)} sessions ({shown}); "
-            "pass more of its id"
-        )
-    return matches[0] if matches else None
-
-
-def session_transcripts(given: str, candidates: Iterable[Path]) -> list[Path]:
-    """The main transcripts (`<session>.jsonl`) of the session `given` stands for."""
-    files = list(candidates)
-    session = match_session(given, (p.stem for p in files))
-    return sorted(p for p in files if p.stem == session)
