@@ -5,7 +5,7 @@
 - A quoted `ccstate SUB [SUB] --opt` (also `python -m ccstate ...`): the subcommand and each
   option exist, by click introspection of the real command tree.
 - Every path under bench/ or scripts/ the documents name exists (`<commit>:path` names a file
-  of that commit: a deleted probe).
+  of that commit: a deleted probe); so does every one a comment in src/ or hooks/ names.
 - Every script (bench/, scripts/, install.sh, .ci/run) starts with a docstring (a shell script:
   its comment block) naming a document that names the script back, and is in
   docs/ARCHITECTURE.md's table of scripts: what each makes, where it is quoted, what runs it.
@@ -288,6 +288,23 @@ def test_a_resolving_quote_is_not_reported(text: str) -> None:
 def test_every_quoted_command_resolves(document: Path) -> None:
     text = document.read_text(encoding="utf-8")
     assert problems_in(text, REPO, foreign=document.name in FOREIGN) == []
+
+
+SOURCES = sorted(p for p in [*(REPO / "src").rglob("*.py"), *(REPO / "hooks").rglob("*.py")])
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_script_a_source_comment_names_exists(source: Path) -> None:
+    # A comment citing where a constant was measured is a pointer too: when a script moves
+    # (scripts/ to bench/, #40.3) or is deleted, the comment must follow it.
+    lines = source.read_text(encoding="utf-8").splitlines()
+    missing = [
+        f"{number}: no such file: {match.group(1)}"
+        for number, line in enumerate(lines, 1)
+        for match in SCRIPT_PATH.finditer(line)
+        if not (REPO / match.group(1)).exists()
+    ]
+    assert missing == []
 
 
 # -- the scripts ----------------------------------------------------------------------------

@@ -179,7 +179,7 @@ def error_handler() -> Iterator[None]:
 
 # A command that has written all its output may skip the interpreter's teardown: freeing every
 # module and object costs `ccstate report` 10-20 ms, a tenth of its run on the public corpus
-# (scripts/bench_report.py). Only `main` (the console script) acts on it, never a CliRunner.
+# (bench/bench_report.py). Only `main` (the console script) acts on it, never a CliRunner.
 _fast_exit = False
 
 

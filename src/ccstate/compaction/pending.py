@@ -2,7 +2,7 @@
 
 PostCompact's own output never reaches the model (Claude Code 2.1.328 and 2.1.332 reject its
 `additionalContext`, and after an auto-compaction show its stdout to nobody;
-scripts/probe_compaction.py), so PostCompact leaves the line here and the next PostToolUse (of
+docs/COMPACTION.md), so PostCompact leaves the line here and the next PostToolUse (of
 the main thread) or UserPromptSubmit hands it over, once: whichever renames the file first
 owns it.
 

@@ -2,7 +2,7 @@
 
 Claude Code 2.1.328 and 2.1.332 append a PreCompact hook's stdout to the summariser's
 instructions after the user's own `/compact <args>`, under "Additional Instructions:"
-(scripts/probe_compaction.py). So the block adds to them and never restates or replaces them.
+(docs/COMPACTION.md). So the block adds to them and never restates or replaces them.
 
 It lists, most important first: the active decisions (ID and title; superseded and reverted
 ones never), the handoff file's path, files edited in the session and not committed, checks

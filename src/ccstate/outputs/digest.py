@@ -46,7 +46,7 @@ EXAMPLE_CHARS = 80
 MAX_LOCATIONS = 8
 # A line longer than this (minified HTML or JS, a one-line JSON blob) keeps its head and tail.
 # In the public transcripts every line over it is such a blob; the longest a test runner or a
-# compiler printed is 1,345 characters (scripts/output_line_lengths.py).
+# compiler printed is 1,345 characters (docs/OUTPUTS.md).
 LONG_LINE = 2_000
 LONG_HEAD = 600
 LONG_TAIL = 200

@@ -15,7 +15,7 @@ threshold `T`. Assumptions, all printed with the advice:
   attaches again (preserved turns, recently read files); the summary size, that remainder and
   the re-reads that follow a compaction (files the model reads again) are the user's own
   medians where the report found compactions, else the corpus calibration's
-  (`scripts/compaction_calibration.py`);
+  (`bench/compaction_calibration.py`);
 - every call is priced by one cache rule, the same for the session as it was and for the
   replay: within the TTL a call reads what the previous one sent and writes the rest; after a
   compaction or an expired TTL it reads the fixed prefix at most and writes the rest; output
@@ -25,7 +25,7 @@ threshold `T`. Assumptions, all printed with the advice:
 
 The setting: Claude Code 2.1.328 and 2.1.332 compact at `W - 33,000` tokens with
 `CLAUDE_CODE_AUTO_COMPACT_WINDOW=W` (the window less a 20,000-token output reserve less a
-13,000-token buffer; scripts/probe_compaction.py), whatever the model's window.
+13,000-token buffer; docs/COMPACTION.md), whatever the model's window.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from ccstate.report.usage import MAIN, FileScan
 THRESHOLDS = (60_000, 80_000, 100_000, 120_000, 140_000)
 WINDOW_RESERVE = 33_000
 MARGIN = 0.05  # the least share of the modelled cost a saving must pass to be advised
-# The corpus calibration's medians (scripts/compaction_calibration.py on the public corpus's 11
+# The corpus calibration's medians (bench/compaction_calibration.py on the public corpus's 11
 # compactions): used where the user's own sessions hold no compaction.
 DEFAULT_SUMMARY = 3_630
 DEFAULT_REMAINDER = 21_715

@@ -234,7 +234,7 @@ def _widen(stretch: Run) -> tuple[int, int] | None:
 # ripgrep's regex engine uses), `candidates` finds every string of three characters or more
 # in one pass over the lower-cased text instead of one `in` per string (about 35 per text):
 # the same answer in 43 % of the time on the public corpus's moments
-# (`python scripts/bench_prefilter.py`).
+# (`python bench/bench_prefilter.py`).
 # Shorter strings (`:`, `=`, `gl`) are nearly always in a text and found at once by `in`.
 LONG = 3  # strings this long or longer are found by the automaton
 # A pattern as `_Scan` checks it: its number, its needs as (strings in ASCII, folded), and
