@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,6 +84,20 @@ def test_malformed_lines_end_within_the_budget_and_say_what_is_left(
     for step in STEPS[event]:
         assert any(f"{event}: {step}" in line for line in said), (step, said)
     assert all(line.endswith(f"(time budget {BUDGET:g} s)") for line in said)
+
+
+def test_the_next_run_goes_on_where_the_handoff_scan_stopped(
+    inputs: Path, git_project: Path
+) -> None:
+    """What a stopped scan did not reach is the next run's: SessionEnd twice on the malformed
+    lines, the second scan goes on from the first one's line (#37)."""
+    stops = re.compile(r"handoff transcript scan stopped at line (\d+) .*goes on from there")
+    _run("SessionEnd", git_project, inputs / "malformed.jsonl")
+    run = _run("SessionEnd", git_project, inputs / "malformed.jsonl")
+    lines = [int(m.group(1)) for m in stops.finditer(run.log)]
+    assert len(lines) == 2 and lines[1] > lines[0] * 1.5, run.log[-2000:]
+    kept = git_project / ".ccstate" / "handoff" / "scans"
+    assert [p.suffix for p in kept.iterdir()] == [".json"]
 
 
 @pytest.mark.parametrize("event", HOOKS)

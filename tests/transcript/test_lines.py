@@ -3,6 +3,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ccstate.transcript import lines as _lines
 from ccstate.transcript import runs as _runs
 
@@ -259,3 +262,64 @@ def test_the_light_reader_counts_junk_lines_without_decoding_them(tmp_path, monk
     slow = _lines.ReadStats()
     list(_lines.iter_records(path, slow))
     assert (slow.records, slow.skipped, slow.skipped_lines) == (1, 5, [1, 2, 6, 7, 8])
+
+
+# ------------------------------------------------------------- going on where it stopped (#37)
+
+
+class _Clock:
+    """time.monotonic for `lines`: past the deadline from the `after`-th look on."""
+
+    def __init__(self, after: int) -> None:
+        self.looks, self.after = 0, after
+
+    def monotonic(self) -> float:
+        self.looks += 1
+        return 10.0 if self.looks > self.after else 0.0
+
+
+_ROWS = st.lists(
+    st.one_of(
+        st.builds(lambda n: json.dumps({"n": n}).encode(), st.integers(0, 10**6)),
+        st.sampled_from([b"", b"{", b"[1]", b"  {}", b"x" * 50, b'{"big": "' + b"y" * 90 + b'"}']),
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=_ROWS, newline=st.booleans(), stops=st.lists(st.integers(1, 12), max_size=4))
+def test_a_read_stopped_anywhere_goes_on_with_exactly_the_lines_it_did_not_hand_over(
+    rows: list[bytes], newline: bool, stops: list[int], tmp_path_factory
+) -> None:
+    path = tmp_path_factory.mktemp("resume") / "t.jsonl"
+    path.write_bytes(b"\n".join(rows) + (b"\n" if newline else b""))
+    for objects_only in (False, True):
+        whole = [(n, bytes(b)) for n, b in _lines.iter_lines(path, objects_only=objects_only)]
+        got: list[tuple[int, bytes]] = []
+        start = (0, 0)
+        for after in [*stops, 10**9]:  # stopped after each count of looks, then to the end
+            clock = _Clock(after)
+            saved = (_lines._CHECK_YIELDS, _lines._READ_CHUNK, _lines.time)
+            _lines._CHECK_YIELDS, _lines._READ_CHUNK, _lines.time = 1, 64, clock  # type: ignore[assignment]
+            stats = _lines.ReadStats()
+            try:
+                for n, b in _lines.iter_lines(
+                    path, stats, deadline=5.0, max_line=80, objects_only=objects_only, start=start
+                ):
+                    got.append((n, bytes(b)))
+                break
+            except _lines.Deadline as exc:
+                assert exc.offset >= start[0] and exc.line >= start[1]
+                start = (exc.offset, exc.line)
+            finally:
+                _lines._CHECK_YIELDS, _lines._READ_CHUNK, _lines.time = saved
+        capped = [(n, b) for n, b in whole if len(b) <= 80]
+        if objects_only:  # passing over in bulk stops at a chunk's end: a line may slip by
+            got = [(n, b) for n, b in got if b.lstrip(b" \t\r").startswith(b"{")]
+            capped = [(n, b) for n, b in capped if b.lstrip(b" \t\r").startswith(b"{")]
+        assert got == capped
+        data = path.read_bytes()  # the end is known after the last newline, none past a part
+        whole_lines = not data or data.endswith(b"\n")
+        assert stats.end == ((len(data), data.count(b"\n")) if whole_lines else None)

@@ -26,10 +26,10 @@ from ccstate.handoff import doc as handoff_doc
 from ccstate.handoff import facts as handoff_facts
 from ccstate.handoff import index as handoff
 from ccstate.handoff import passed as handoff_passed
-from ccstate.handoff import progress
+from ccstate.handoff import progress, resume
 from ccstate.handoff.scan import Scan
 from ccstate.secrets import redact
-from ccstate.transcript.lines import Deadline, iter_numbered
+from ccstate.transcript.lines import Deadline, ReadStats, iter_numbered
 
 SCAN_SECONDS = 20.0  # the CLI's; a hook's scan ends at its share of the hook's budget (#37)
 SCAN_STOPPED = "transcript scan"  # how the note of a scan its deadline stopped starts
@@ -55,17 +55,30 @@ class WriteResult:
 
 def scan_transcript(path: Path | None, deadline: float | None = None) -> tuple[Scan, str]:
     """Stream the transcript; (scan, note) where note says why the scan stopped early."""
-    scan = Scan()
+    scan, note, _where = _scan(path, deadline, None)
+    return scan, note
+
+
+def _scan(
+    path: Path | None,
+    deadline: float | None,
+    saved: tuple[Scan, tuple[int, int]] | None,
+) -> tuple[Scan, str, tuple[int, int] | None]:
+    """(scan, note, where a later scan goes on: where the deadline stopped this one, or the
+    end of the last whole line; None when neither is known). `saved`: a scan to go on with."""
+    scan, start = saved if saved is not None else (Scan(), (0, 0))
     if path is None or not path.is_file():
-        return scan, "no transcript" if path is None else f"transcript not found: {path.name}"
+        note = "no transcript" if path is None else f"transcript not found: {path.name}"
+        return scan, note, None
+    stats = ReadStats()
     try:
-        for line, record in iter_numbered(path, deadline):
+        for line, record in iter_numbered(path, deadline, start, stats):
             scan.feed(line, record)
     except Deadline as exc:
-        return scan, f"{SCAN_STOPPED} {exc}"
+        return scan, f"{SCAN_STOPPED} {exc}", (exc.offset, exc.line)
     except OSError as exc:  # e.g. a FIFO or a device where the transcript should be
-        return scan, f"transcript not read: {exc.strerror or exc}"
-    return scan, ""
+        return scan, f"transcript not read: {exc.strerror or exc}", None
+    return scan, "", stats.end
 
 
 def write_handoff(
@@ -82,9 +95,19 @@ def write_handoff(
 ) -> WriteResult:
     """Build this session's handoff from its transcript and git, and persist it (idempotent).
     The result carries the facts a compaction must keep (handoff/facts.py)."""
-    scan, scan_note = scan_transcript(transcript, time.monotonic() + scan_seconds)
+    deadline = time.monotonic() + scan_seconds
+    key = session_id or (transcript.stem if transcript else "")
+    saved = resume.load(state, key, transcript) if key and transcript else None
+    scan, scan_note, where = _scan(transcript, deadline, saved)
     session = session_id or scan.session_id or (transcript.stem if transcript else "manual")
     redactor = redact.for_project(project)
+    stopped = scan_note if scan_note.startswith(SCAN_STOPPED) else ""
+    if key and transcript and (stopped or saved is not None):
+        # a transcript one budget did not cover: the next scan goes on where this one ended
+        if where is not None:
+            resume.save(state, key, transcript, scan, where, redactor)
+        else:
+            resume.forget(state, key)
     foreign = bool(scan.cwd) and not _inside(Path(scan.cwd), project)
     if foreign:  # a transcript from elsewhere: this repository's git says nothing about it
         snap = gitinfo.Snapshot(
@@ -136,7 +159,6 @@ def write_handoff(
         handoff_passed.record(state, snap.branch, found)  # before the index: its summary reads it
     result = persist(state, config, doc, redactor, skip_trivial=event == "SessionEnd")
     facts = handoff_facts.steer_facts(scan, snap, notes, redactor, roots)
-    stopped = scan_note if scan_note.startswith(SCAN_STOPPED) else ""
     return dataclasses.replace(result, facts=facts, stopped=stopped)
 
 

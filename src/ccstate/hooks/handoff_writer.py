@@ -48,7 +48,7 @@ def write_handoff_facts(
             env,
             event,
             f"handoff {result.stopped} of {name}: it covers the lines before; "
-            "the next PreCompact or SessionEnd scans the transcript again",
+            "the next PreCompact or SessionEnd goes on from there",
         )
         detail["handoff_scan"] = result.stopped
     shown = ""

@@ -38,10 +38,20 @@ class ReadStats:
     skipped_lines: list[int] = field(default_factory=list)
     too_long: int = 0  # lines over MAX_LINE_BYTES, skipped unread
     stopped: str = ""  # why reading stopped early ("" when it did not)
+    # (offset, line number) after the last whole line, when the read reached the size it had
+    # when opened and that ended with a newline: where a later read of a longer file goes on
+    end: tuple[int, int] | None = None
 
 
 class Deadline(Exception):
-    """Raised by `iter_lines` when its time budget is spent."""
+    """Raised by `iter_lines` when its time budget is spent: `offset` is where the first line
+    it did not hand over starts, `line` the number of the line before it, so a later read can
+    go on from there (`iter_lines(start=(offset, line))`)."""
+
+    def __init__(self, message: str = "", offset: int = 0, line: int = 0) -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.line = line
 
 
 def open_regular(path: Path | str) -> int:
@@ -59,6 +69,7 @@ def iter_lines(
     deadline: float | None = None,
     max_line: int | None = None,
     objects_only: bool = False,
+    start: tuple[int, int] = (0, 0),
 ) -> Iterator[tuple[int, bytes | bytearray]]:
     """(line number, bytes without the newline) for each line of a regular file, lines over
     `max_line` skipped (counted in `stats.too_long`); raises Deadline past `deadline`
@@ -66,35 +77,43 @@ def iter_lines(
     lines and bytes, not records, #37). The file is read up to the size it had when opened:
     one that grows meanwhile never makes the read endless. `objects_only`: lines that cannot
     hold a JSON object (their first byte but spaces is no `{`) are passed over in bulk, counted
-    in `stats.lines` only. Memory stays under `max_line` plus one chunk."""
+    in `stats.lines` only. `start`: (byte offset of a line's start, the number of the line
+    before it), where a Deadline said it stopped. Memory stays under `max_line` plus one
+    chunk."""
     stats = stats if stats is not None else ReadStats()
     max_line = MAX_LINE_BYTES if max_line is None else max_line
     objects = _object_line() if objects_only else None
     fd = open_regular(path)
     with os.fdopen(fd, "rb", buffering=0) as fh:
-        left = os.fstat(fd).st_size
+        base, number = start
+        left = os.fstat(fd).st_size - base
+        if base:
+            fh.seek(base)
+        line_start = base  # where the line not yet handed over starts, in the file
         pending = bytearray()
         skipping = False
-        number = check = 0
+        check = 0
         while left > 0:
             if deadline is not None and time.monotonic() > deadline:
-                raise Deadline(f"stopped at line {number} (time budget)")
+                raise Deadline(f"stopped at line {number} (time budget)", line_start, number)
             chunk = fh.read(min(_READ_CHUNK, left))
             if not chunk:
                 break
             left -= len(chunk)
-            start = 0
+            at = 0
             while True:
                 if objects is not None and not pending and not skipping:
-                    start, passed = _pass_over(objects, chunk, start)
+                    at, passed = _pass_over(objects, chunk, at)
                     number += passed
                     stats.lines += passed
-                nl = chunk.find(b"\n", start)
+                    line_start = base + at
+                nl = chunk.find(b"\n", at)
                 if nl < 0:
                     break
                 number += 1
                 stats.lines += 1
-                if skipping or len(pending) + nl - start > max_line:
+                line_start = base + nl + 1
+                if skipping or len(pending) + nl - at > max_line:
                     stats.too_long += 1
                     tally(stats, number, None)
                     skipping = False
@@ -102,19 +121,22 @@ def iter_lines(
                 else:
                     line: bytes | bytearray
                     if pending:  # handed over whole, not copied: a long line is held once
-                        pending += chunk[start:nl]
+                        pending += chunk[at:nl]
                         line, pending = pending, bytearray()
                     else:
-                        line = chunk[start:nl]
+                        line = chunk[at:nl]
                     yield number, line
                     check += 1
                     if deadline is not None and check >= _CHECK_YIELDS:
                         check = 0
                         if time.monotonic() > deadline:
-                            raise Deadline(f"stopped at line {number} (time budget)")
-                start = nl + 1
+                            raise Deadline(
+                                f"stopped at line {number} (time budget)", line_start, number
+                            )
+                at = nl + 1
+            base += len(chunk)
             if not skipping:
-                pending += chunk[start:]
+                pending += chunk[at:]
                 if len(pending) > max_line:
                     skipping = True
                     pending.clear()
@@ -126,6 +148,8 @@ def iter_lines(
                 tally(stats, number, None)
             else:
                 yield number, pending
+        else:
+            stats.end = (line_start, number)
 
 
 def _object_line() -> re.Pattern[bytes]:
@@ -178,16 +202,21 @@ def tally(stats: ReadStats, number: int, record: Any) -> dict[str, Any] | None:
 
 
 def iter_numbered(
-    path: Path, deadline: float | None = None
+    path: Path,
+    deadline: float | None = None,
+    start: tuple[int, int] = (0, 0),
+    stats: ReadStats | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each JSON object line of `path`; odd lines are skipped.
 
     Bounded (#12, #37): a regular file only, read up to its size when opened, lines over
     `MAX_LINE_BYTES` skipped unread, lines that hold no object passed over in bulk,
-    `Deadline` raised past `deadline` (checked on lines and bytes read). Plain
-    `json.loads` per line: about 0.5 s for 57 MB here, far inside SessionEnd's 30 s.
+    `Deadline` raised past `deadline` (checked on lines and bytes read; it says where to go
+    on from: `start`). Plain `json.loads` per line: about 0.5 s for 57 MB here, far inside
+    SessionEnd's 30 s.
     """
-    for number, line in iter_lines(path, deadline=deadline, objects_only=True):
+    lines = iter_lines(path, stats, deadline=deadline, objects_only=True, start=start)
+    for number, line in lines:
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):  # a partial line; nesting no transcript has
