@@ -138,6 +138,7 @@ def _armor(secret: str) -> set[str]:
     return {w for m in _ARMOR.finditer(secret) for w in secret_windows(m.group(0))}
 
 
+_FILE_ID = re.compile(r'"file":\[\d+,\d+\]')  # a kept scan's transcript (device, inode)
 _STAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?Z?|\b1[6-9]\d{8}(?:\.\d+)?\b")
 # What differs between two runs whatever the texts: run times, caches of file stamps, the
 # index's pages and `recall`'s order among equal scores (by the notes' times); the index is
@@ -149,7 +150,7 @@ def _comparable(written: Written, project: Path) -> dict[str, str]:
     """What the writers wrote and showed, the run's own stamps taken out; the index as its
     moments (`docs` rows), not its pages."""
     out = {
-        where: _STAMP.sub("<time>", text)
+        where: _FILE_ID.sub('"file":"<inode>"', _STAMP.sub("<time>", text))
         for where, text in written.texts()
         if not where.startswith(_RUN_ONLY)
     }

@@ -13,7 +13,8 @@ end and the CLI run: the handoff writer (markdown, JSON, progress log) per sessi
 SessionStart capsule's handoff section, `handoff note`, `handoff show` (text and --json), the
 hook guard on a crashing payload, the recall index over every transcript (moments, stored
 state, keys), `recall` queries (text and --json), `report`'s text output, and the facts a
-compaction block is made of (handoff/facts.py, printed at PreCompact and recorded).
+compaction block is made of (handoff/facts.py, printed at PreCompact and recorded), and what
+a scan its deadline stopped keeps for the next run (handoff/resume.py, #37).
 
 `Written` holds every byte written under the state dir (the index database files included)
 and every text shown. The two content-addressed stores that keep a *verbatim* copy of what
@@ -37,10 +38,12 @@ from click.testing import CliRunner
 from ccstate import config, paths
 from ccstate.cli import cli
 from ccstate.handoff import index as handoff_index
+from ccstate.handoff import resume as handoff_resume
 from ccstate.handoff import store as handoff_store
 from ccstate.hooks import __main__ as guard
 from ccstate.recall import index as recall_index
 from ccstate.recall import update as recall_update
+from ccstate.secrets import redact
 
 NOW = 1_772_362_800.0
 POSITIONS = (
@@ -303,6 +306,11 @@ def run_writers(
         )
         # what PreCompact prints to the summariser and the compaction record keeps (#26)
         out.shown[f"compaction facts {session.sid}"] = json.dumps(written.facts)
+        # what a scan its deadline stopped keeps for the next run (#37): here the whole scan
+        scan, _note, where = handoff_store.scan_from(path, None, None)
+        assert where is not None
+        redactor = redact.for_project(project)
+        handoff_resume.save(state, session.sid, path, scan, where, redactor)
         notes = session.texts("note")
         for i in range(0, len(notes), NOTE_TEXTS):
             note = GAP.join(notes[i : i + NOTE_TEXTS])

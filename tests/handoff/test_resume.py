@@ -50,7 +50,7 @@ def _scan_stopped_after(
     with monkeypatch.context() as patch:
         patch.setattr(_lines, "_CHECK_YIELDS", 1)
         patch.setattr(_lines, "time", _Clock(after))
-        return handoff_store._scan(path, 5.0, saved)
+        return handoff_store.scan_from(path, 5.0, saved)
 
 
 def _comparable(scan: Scan) -> dict[str, object]:
@@ -59,7 +59,7 @@ def _comparable(scan: Scan) -> dict[str, object]:
 
 @pytest.mark.parametrize("path", transcripts(), ids=lambda p: p.name[:24])
 def test_a_kept_scan_comes_back_as_the_same_scan(path: Path) -> None:
-    scan, note, _where = handoff_store._scan(path, None, None)
+    scan, note, _where = handoff_store.scan_from(path, None, None)
     assert note == ""
     back = resume.from_json(json.loads(json.dumps(resume.to_json(scan))))
     # every field comes back (a field Scan gains and resume forgets fails here); the calls
@@ -74,7 +74,7 @@ def test_a_kept_scan_comes_back_as_the_same_scan(path: Path) -> None:
 def test_a_scan_stopped_again_and_again_gathers_what_one_whole_scan_does(
     path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    whole, _note, end = handoff_store._scan(path, None, None)
+    whole, _note, end = handoff_store.scan_from(path, None, None)
     state = tmp_path / ".ccstate"
     redactor = Redactor()
     saved = None

@@ -55,11 +55,11 @@ class WriteResult:
 
 def scan_transcript(path: Path | None, deadline: float | None = None) -> tuple[Scan, str]:
     """Stream the transcript; (scan, note) where note says why the scan stopped early."""
-    scan, note, _where = _scan(path, deadline, None)
+    scan, note, _where = scan_from(path, deadline, None)
     return scan, note
 
 
-def _scan(
+def scan_from(
     path: Path | None,
     deadline: float | None,
     saved: tuple[Scan, tuple[int, int]] | None,
@@ -98,7 +98,7 @@ def write_handoff(
     deadline = time.monotonic() + scan_seconds
     key = session_id or (transcript.stem if transcript else "")
     saved = resume.load(state, key, transcript) if key and transcript else None
-    scan, scan_note, where = _scan(transcript, deadline, saved)
+    scan, scan_note, where = scan_from(transcript, deadline, saved)
     session = session_id or scan.session_id or (transcript.stem if transcript else "manual")
     redactor = redact.for_project(project)
     stopped = scan_note if scan_note.startswith(SCAN_STOPPED) else ""
