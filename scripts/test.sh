@@ -70,14 +70,14 @@ fi
 # The whole suite in two streams side by side: the end-to-end tests spend most of their time
 # waiting on the real CLI and the fake API, the rest is CPU; one after the other they took
 # 28 minutes of wall time for 20 of CPU on a 2-CPU machine. The end-to-end stream's output is
-# shown when both are done.
+# shown when both are done. Each stream ends with its slowest tests (CI time is a budget, #40).
 echo "== pytest: end-to-end tests on Claude Code ${versions[*]} (tests/e2e, in the background)"
 e2e_log="$work/e2e.log"
-pytest -q -o cache_dir="$work/pytest-e2e" tests/e2e >"$e2e_log" 2>&1 &
+pytest -q -o cache_dir="$work/pytest-e2e" --durations=10 tests/e2e >"$e2e_log" 2>&1 &
 e2e_pid=$!
 echo "== pytest: everything else"
 set +e
-pytest -q -o cache_dir="$work/pytest" tests --ignore=tests/e2e
+pytest -q -o cache_dir="$work/pytest" --durations=20 tests --ignore=tests/e2e
 rest=$?
 wait "$e2e_pid"
 e2e=$?
