@@ -70,10 +70,14 @@ fi
 # The whole suite in two streams side by side: the end-to-end tests spend most of their time
 # waiting on the real CLI and the fake API, the rest is CPU; one after the other they took
 # 28 minutes of wall time for 20 of CPU on a 2-CPU machine. The end-to-end stream's output is
-# shown when both are done. Each stream ends with its slowest tests (CI time is a budget, #40).
+# shown when both are done. The end-to-end tests themselves run in CCSTATE_E2E_WORKERS
+# processes (3 by default, pytest-xdist): each waits on its CLI most of the time (1,105 s in
+# one process, 531 s in three, on the 2-CPU machine). Each stream ends with its slowest tests
+# (CI time is a budget, #40).
 echo "== pytest: end-to-end tests on Claude Code ${versions[*]} (tests/e2e, in the background)"
 e2e_log="$work/e2e.log"
-pytest -q -o cache_dir="$work/pytest-e2e" --durations=10 tests/e2e >"$e2e_log" 2>&1 &
+pytest -q -o cache_dir="$work/pytest-e2e" -n "${CCSTATE_E2E_WORKERS:-3}" --durations=10 tests/e2e \
+  >"$e2e_log" 2>&1 &
 e2e_pid=$!
 echo "== pytest: everything else"
 set +e

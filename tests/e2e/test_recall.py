@@ -76,6 +76,18 @@ def line_of_call(records: list[dict[str, Any]], tool: str) -> int:
     raise AssertionError(f"no {tool} call in the transcript")
 
 
+def unwrapped(text: str) -> list[str]:
+    """`recall`'s lines with a long hit's continuation lines (indented under its REF) joined
+    back: where a line wraps depends on the width and on how long the paths are."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        if lines and line.startswith("   ") and line.strip():
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return lines
+
+
 def test_a_later_session_recalls_the_earlier_edit_with_file_and_line(
     claude, fake_api, project: Path, claude_home: Path
 ) -> None:
@@ -110,7 +122,7 @@ def test_a_later_session_recalls_the_earlier_edit_with_file_and_line(
     assert second is not None and second["result"] == "Recalled it.", second
     output, sentence, nothing = seen
     ref = f"{sid[:8]}:{edit_line}"  # the earlier session's line, as `recall show` takes it
-    (line,) = [ln for ln in output.splitlines() if f" {ref} " in ln]
+    (line,) = [ln for ln in unwrapped(output) if f" {ref} " in ln]
     assert " edit " in line and "**howdy**" in line and " strong [" in line, output
     assert f" {ref} edit " in sentence, sentence
     assert " strong [" not in nothing and (
@@ -204,7 +216,7 @@ def test_what_a_tool_printed_is_recalled_as_an_output_moment(
     assert "eu-west-3" in hit["text"] and "RUNBOOK.txt" in hit["title"]
     assert token not in seen[0] and "[REDACTED:github-token]" in hit["text"]
     assert seen[1].startswith("Nothing recalled for 'what Sentry setup does staging have'")
-    assert "no moment mentions 'Sentry'" in seen[1]
+    assert "no moment mentions 'Sentry'" in " ".join(seen[1].split())  # wrapped at the width
     index = project / ".ccstate" / "recall" / "index.sqlite"
     assert token.encode() not in index.read_bytes()
 
