@@ -239,8 +239,9 @@ def _render_nothing(event: str, result: HookResult) -> str | None:
 
 def _render_post_compact(event: str, result: HookResult) -> str | None:
     # Claude Code 2.1.328/2.1.332 reject PostCompact's additionalContext, and echo whatever it
-    # prints into the model's context after a manual /compact (docs/COMPACTION.md, the probe's answers):
-    # print nothing. The reminder goes through a later hook (compaction/pending.py).
+    # prints into the model's context after a manual /compact (docs/COMPACTION.md, the
+    # probe's answers): print nothing. The reminder goes through a later hook
+    # (compaction/pending.py).
     return None
 
 

@@ -37,7 +37,8 @@ from ccstate.report.usage import MAIN, Compaction, FileScan, Turn
 # of the summarising request (the "CRITICAL: Respond with TEXT ONLY..." text and its closing
 # REMINDER, without the "Additional Instructions:" between them): tiktoken's count on the
 # request the fake API received, 1,293 for both (docs/COMPACTION.md; the probe that measured it
-# is `git show 3d58b1b:scripts/probe_compaction.py`). Older versions' instruction differs; it is the same order of size.
+# is `git show 3d58b1b:scripts/probe_compaction.py`). Older versions' instruction differs; it
+# is the same order of size.
 SUMMARY_PROMPT_TOKENS = 1_293
 CHARS_PER_TOKEN = 4
 Tokens = tuple[int, int, int, int, int]  # input, 5-minute writes, 1-hour writes, reads, output
