@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ccstate.recall import confidence, hits, index, search, sources, subqueries, writer
+from ccstate.recall import confidence, feedback, hits, index, search, sources, subqueries, writer
 from ccstate.secrets import redact
 from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
 
@@ -220,7 +220,9 @@ def test_a_failed_command_and_its_fix_come_back_once(tmp_path: Path) -> None:
     )
     hits = top(c, "kubeconfig missing")
     c.close()
-    assert [(h.line, h.end_line) for h in hits] in ([(1, 2)], [(2, 4)])  # the failure or its fix
+    shown = [(h.line, h.end_line) for h in hits]
+    assert ((1, 2) in shown) != ((2, 4) in shown)  # the failure or its fix
+    assert shown[0] in ((1, 2), (2, 4))  # (the successful run may follow: feedback's `exit`)
 
 
 def test_a_question_asking_for_a_size_finds_the_moment_that_holds_one(
@@ -371,7 +373,7 @@ def test_a_long_question_is_searched_for_its_first_words(con) -> None:  # type: 
 
 
 def test_a_keyword_query_gets_no_sub_queries(con) -> None:  # type: ignore[no-untyped-def]
-    every = search.ALL_PIECES
+    every = search.ALL_PIECES - {feedback.KIND}  # feedback expands every query (test_feedback)
     for words in ("npm test", "retry webhook client", "E0308"):
         assert [h.id for h in top(con, words, pieces=every - {"turn", "strong-first"})] == [
             h.id for h in top(con, words, pieces=frozenset())

@@ -35,3 +35,14 @@ def test_fusion_orders_by_weighted_reciprocal_rank() -> None:
     assert list(subqueries.fuse([[1, 2], [2]], weights=[1.0, 0.0])) == [1, 2]
     scores = subqueries.fuse([[7]], k=1)
     assert scores == {7: 0.5}
+
+
+def test_a_ranking_with_its_strengths_ranks_equal_ones_alike() -> None:
+    """The same text in several sessions (strengths within 1 %) keeps one fused score, so
+    recency, not the fusion, orders it (search's tie break)."""
+    first = {1: 10.0, 2: 9.95, 3: 5.0}
+    fused = subqueries.fuse([first, {3: 1.0}], weights=[1.0, 0.5])
+    assert fused[1] == fused[2] == 1.0 / (subqueries.RRF_K + 1)
+    assert fused[3] == 1.0 / (subqueries.RRF_K + 3) + 0.5 / (subqueries.RRF_K + 1)
+    assert list(subqueries.fuse([[1, 2, 3]])) == [1, 2, 3]  # a plain list: ranks 1, 2, 3
+    assert subqueries.fuse([[1, 2]])[2] < subqueries.fuse([[1, 2]])[1]

@@ -13,9 +13,11 @@ every hit, recency for ties (docs/RECALL.md "Ranking").
 3. The pieces in `Query.pieces` (`PIECES` by default; `bench/recall_eval.py --ablate` turns
    each off): `turn` counts the question's words the rest of a moment's turn holds
    (`context.py`); `failure` lifts the moments recording a failure for a question about
-   one (`shapes.py`); the sub-queries (`subqueries.py`) rank keyword queries made of the
-   question and fuse the rankings; `strong-first` puts the strong hits among the first ten
-   ahead of the weak ones (`confidence.py`).
+   one (`shapes.py`); `prf` searches the words the best first hits share with the
+   question's and fuses that ranking with its own (`feedback.py`); the sub-queries
+   (`subqueries.py`, off) rank keyword queries made of the question and fuse the rankings;
+   `strong-first` puts the strong hits among the first ten ahead of the weak ones
+   (`confidence.py`).
 4. Every hit is returned with its confidence (`strong` / `weak`) and the words it matches;
    no floor drops one. Hits in a row within 1 % of each other's strength go newest first.
    An optional embedding model adds a ranking fused by RRF (`embed.py`).
@@ -28,7 +30,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ccstate.recall import confidence, context, hits, shapes, subqueries
+from ccstate.recall import confidence, context, feedback, hits, shapes, subqueries
 from ccstate.recall.hits import Hit
 from ccstate.recall.text import fts_phrase, names, query_terms
 
@@ -55,9 +57,9 @@ PRIOR = {"answer": 1.3, "fix": 1.2, "decision": 1.3, "handoff": 1.1, "prompt": 1
 SHAPE_BOOST = 1.3
 MARK = ("**", "**")
 # The ranking's pieces (#38), each measured on its own (docs/RECALL.md); the sub-queries
-# `subqueries.KINDS` did not earn a place and are off.
-PIECES = frozenset({"turn", "strong-first", "failure"})
-ALL_PIECES = frozenset({*PIECES, *subqueries.KINDS})
+# `subqueries.KINDS` did not earn a place and are off; pseudo-relevance feedback did.
+PIECES = frozenset({"turn", "strong-first", "failure", feedback.KIND})
+ALL_PIECES = frozenset({*PIECES, *subqueries.KINDS, feedback.KIND})
 
 
 @dataclass(frozen=True)
@@ -110,9 +112,9 @@ def search(con: sqlite3.Connection, query: Query, embedder: Embedder | None = No
 
 
 def _rank(con: sqlite3.Connection, query: Query) -> _Ranked | None:
-    """The question's candidates ranked by BM25 (with the turn, the sub-queries fused): none
-    when no moment shares a rare word with it; None when it has no words or names what no
-    moment mentions."""
+    """The question's candidates ranked by BM25 (with the turn, feedback and the sub-queries
+    fused): none when no moment shares a rare word with it; None when it has no words or
+    names what no moment mentions."""
     terms = query_terms(query.text)[:MAX_TERMS]
     if not terms:
         return None
@@ -135,14 +137,48 @@ def _rank(con: sqlite3.Connection, query: Query) -> _Ranked | None:
         posted = {t: confidence.postings(con, t) for t in rare if found[t] < DF_CAP}
         turn = context.turn_words(con, ranked.order, posted)
         strength = context.weigh(strength, ranked.held, turn, weight)
-    rankings = [list(strength)]
+    rankings: list[dict[int, float]] = [strength]
+    weights = [1.0]  # the question's ranking, then the feedback's and sub-queries' (fused)
+    if feedback.KIND in query.pieces:
+        fusion = (rankings, weights)
+        strength = _feedback(con, query, (terms, rare), total, strength, fusion, shaped)
     for expr in subqueries.build(terms, found, query.pieces):
-        rankings.append(list(_candidates(con, expr, where, params, shaped)[0]))
+        rankings.append(_candidates(con, expr, where, params, shaped)[0])
+        weights.append(subqueries.SUB_WEIGHT)
     if len(rankings) > 1:
-        weights = [1.0] + [subqueries.SUB_WEIGHT] * (len(rankings) - 1)
         strength = subqueries.fuse(rankings, weights)
     ranked.order, ranked.strength = list(strength), dict(strength)
     return ranked
+
+
+def _feedback(
+    con: sqlite3.Connection,
+    query: Query,
+    asked: tuple[list[str], list[str]],
+    total: int,
+    strength: dict[int, float],
+    fused: tuple[list[dict[int, float]], list[float]],
+    shaped: tuple[str, ...],
+) -> dict[int, float]:
+    """`prf` (`feedback.py`): the words characteristic of the best `feedback.DOCS` moments
+    searched with the question's (`asked`: its words, its rare ones), that ranking added to
+    `fused`'s rankings at `feedback.WEIGHT` (or, `feedback.MODE` "add", BM25 over them added
+    to `strength`). The question's words, and so every hit's confidence, stay as they were."""
+    terms, rare = asked
+    words = feedback.terms(con, list(strength)[: feedback.DOCS], terms, total)
+    if not words:
+        return strength
+    where, params = _filters(query)
+    rankings, weights = fused
+    if feedback.MODE == "add":
+        expanded = _candidates(con, feedback.expression(words), where, params, shaped)[0]
+        strength = feedback.add(strength, expanded)
+        rankings[0] = strength
+        return strength
+    expr = _match_expr([*terms, *words], [*rare, *words])
+    rankings.append(_candidates(con, expr, where, params, shaped)[0])
+    weights.append(feedback.WEIGHT)
+    return strength
 
 
 def _hold(
@@ -309,7 +345,7 @@ def _tie_break(found: list[Hit], strength: dict[int, float], strong_first: bool)
 
 def _near(strength: dict[int, float], first: int, other: int) -> bool:
     a, b = strength.get(first, 0.0), strength.get(other, 0.0)
-    return abs(a - b) <= 0.01 * max(abs(a), abs(b))
+    return abs(a - b) <= subqueries.TIE * max(abs(a), abs(b))
 
 
 def _neg(ts: str) -> str:

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ccstate.recall.text import STOPWORDS, fts_phrase
 
 KINDS = ("rare", "pairs", "parts", "near")
 SUB_WEIGHT = 0.5  # a sub-query's ranking in the fusion, against the whole question's 1
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
+TIE = 0.01  # strengths this close (relative) rank alike in a fusion (search: recency then)
 RARE = 3  # the rarest words kept by `rare` and `pairs`
 NEAR = 5  # tokens between two adjacent words for `near`
 KEYWORDS = 3  # a question of at most this many words is a keyword query
@@ -79,13 +80,29 @@ def _parts(terms: list[str]) -> list[str]:
 
 
 def fuse(
-    rankings: list[list[int]], weights: list[float] | None = None, k: int = RRF_K
+    rankings: Sequence[Sequence[int] | Mapping[int, float]],
+    weights: list[float] | None = None,
+    k: int = RRF_K,
 ) -> dict[int, float]:
     """Reciprocal rank fusion: {id: the sum over the rankings of weight / (k + rank)}, best
-    first."""
+    first. A ranking given with its strengths ({id: strength}, best first) ranks moments
+    within `TIE` of the strength of the first of their run alike (the same failing command
+    in five sessions: recency, not the fusion, orders them)."""
     scores: dict[int, float] = {}
     for n, ranking in enumerate(rankings):
         w = 1.0 if weights is None else weights[n]
-        for rank, item in enumerate(ranking, start=1):
+        for item, rank in _ranks(ranking):
             scores[item] = scores.get(item, 0.0) + w / (k + rank)
     return dict(sorted(scores.items(), key=lambda kv: -kv[1]))
+
+
+def _ranks(ranking: Sequence[int] | Mapping[int, float]) -> list[tuple[int, int]]:
+    if not isinstance(ranking, Mapping):
+        return [(item, rank) for rank, item in enumerate(ranking, start=1)]
+    out: list[tuple[int, int]] = []
+    head, at = 0.0, 0
+    for rank, (item, strength) in enumerate(ranking.items(), start=1):
+        if rank == 1 or abs(head - strength) > TIE * max(abs(head), abs(strength)):
+            head, at = strength, rank
+        out.append((item, at))
+    return out
