@@ -25,17 +25,19 @@ Example:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import math
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,7 +86,7 @@ class Project:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="ccstate-bench-") as tmp:
+    with _temporary_dir() as tmp:
         project = make_project(Path(tmp), args.file_lines, args.against)
         env = bench_env(Path(tmp))
         rows = make_rows(args.python, project, env)
@@ -181,6 +183,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.runs < 1 or args.file_lines < 1:
         parser.error("--runs and --file-lines must be at least 1")
     return args
+
+
+@contextlib.contextmanager
+def _temporary_dir() -> Iterator[str]:
+    """A temp dir removed at the end, once nothing writes there any more: PostToolUse on an
+    Edit starts the code index's detached worker (#41), which may still be writing bytecode
+    under PYTHONPYCACHEPREFIX when the rows are done."""
+    tmp = tempfile.mkdtemp(prefix="ccstate-bench-")
+    try:
+        yield tmp
+    finally:
+        for _attempt in range(60):
+            try:
+                shutil.rmtree(tmp)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(1)
 
 
 def make_project(tmp: Path, file_lines: int, against: str | None = None) -> Project:
