@@ -299,3 +299,27 @@ def run_install(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Comple
         cwd=cwd,
         timeout=600,
     )
+
+
+def indexed(state: Path, files: list[Path]) -> Any:
+    """A recall index in `state` over the transcripts `files` (redacted, no size bound): the
+    open connection."""
+    from ccstate.recall import index, sources, writer
+    from ccstate.secrets import redact
+
+    con = index.connect(state)
+    srcs = [sources.transcript_source(f) for f in files]
+    writer.update(con, srcs, redactor=redact.Redactor(), max_bytes=1 << 30)
+    return con
+
+
+class LookClock:
+    """A stand-in for `time` in `transcript.lines`: monotonic() is before any deadline for
+    the first `after` looks, past it from then on (a deadline that fires where a test says)."""
+
+    def __init__(self, after: int) -> None:
+        self.looks, self.after = 0, after
+
+    def monotonic(self) -> float:
+        self.looks += 1
+        return 10.0 if self.looks > self.after else 0.0

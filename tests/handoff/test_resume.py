@@ -14,7 +14,7 @@ from ccstate.handoff import store as handoff_store
 from ccstate.handoff.scan import Scan
 from ccstate.secrets.redact import Redactor
 from ccstate.transcript import lines as _lines
-from helpers import FIXTURES, MODERN, PUBLIC
+from helpers import FIXTURES, MODERN, PUBLIC, LookClock
 
 CASE = FIXTURES / "handoff" / "session.jsonl"
 SID = "5e55104e-0000-4000-8000-00000000c0de"
@@ -30,17 +30,6 @@ def transcripts() -> list[Path]:
     return found
 
 
-class _Clock:
-    """time.monotonic for `lines`: past the deadline from the `after`-th look on."""
-
-    def __init__(self, after: int) -> None:
-        self.looks, self.after = 0, after
-
-    def monotonic(self) -> float:
-        self.looks += 1
-        return 10.0 if self.looks > self.after else 0.0
-
-
 def _scan_stopped_after(
     path: Path,
     after: int,
@@ -49,7 +38,7 @@ def _scan_stopped_after(
 ) -> tuple[Scan, str, tuple[int, int] | None]:
     with monkeypatch.context() as patch:
         patch.setattr(_lines, "_CHECK_YIELDS", 1)
-        patch.setattr(_lines, "time", _Clock(after))
+        patch.setattr(_lines, "time", LookClock(after))
         return handoff_store.scan_from(path, 5.0, saved)
 
 

@@ -11,16 +11,9 @@ import pytest
 from ccstate.errors import CcstateError
 from ccstate.recall import embed, index, search, sources, writer
 from ccstate.secrets import redact
-from helpers import make_static_model, prompt_record, text_record, write_jsonl
+from helpers import indexed, make_static_model, prompt_record, text_record, write_jsonl
 
 np = pytest.importorskip("numpy")
-
-
-def indexed(tmp_path: Path, files: list[Path]) -> sqlite3.Connection:
-    con = index.connect(tmp_path / "state")
-    sources_ = [sources.transcript_source(f) for f in files]
-    writer.update(con, sources_, redactor=redact.Redactor(), max_bytes=1 << 30)
-    return con
 
 
 def test_semantic_ranking_finds_what_shares_no_word(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -36,7 +29,7 @@ def test_semantic_ranking_finds_what_shares_no_word(tmp_path: Path, monkeypatch)
             ],
         )
     ]
-    con = indexed(tmp_path, files)
+    con = indexed(tmp_path / "state", files)
     assert embed.update_vectors(con, model) == 2
     assert embed.update_vectors(con, model) == 0  # only new moments get vectors
     assert search.search(con, search.Query("retry")) == []  # BM25 alone: no shared word
@@ -70,7 +63,7 @@ def test_vectors_of_another_model_are_never_compared(tmp_path: Path) -> None:
     first = embed.load_model(str(make_static_model(tmp_path / "a")))
     other = embed.load_model(str(make_static_model(tmp_path / "b")))  # another fingerprint
     files = [write_jsonl(tmp_path / "s.jsonl", [text_record("Added exponential backoff " * 9)])]
-    con = indexed(tmp_path, files)
+    con = indexed(tmp_path / "state", files)
     assert not embed.vectors_current(con, first)  # no vectors table yet
     assert embed.update_vectors(con, first) == 1
     assert embed.vectors_current(con, first) and not embed.vectors_current(con, other)
@@ -101,7 +94,7 @@ def test_vectors_stored_the_earlier_way_are_embedded_again_once(tmp_path: Path) 
     model's: no ranking from it, then one re-embedding."""
     model = embed.load_model(str(make_static_model(tmp_path / "m")))
     files = [write_jsonl(tmp_path / "s.jsonl", [text_record("Added exponential backoff " * 9)])]
-    con = indexed(tmp_path, files)
+    con = indexed(tmp_path / "state", files)
     con.execute("CREATE TABLE vecs(id INTEGER PRIMARY KEY, v BLOB NOT NULL)")
     old = model.encode(["Added exponential backoff"]).astype(np.float16)[0].tobytes()
     con.execute("INSERT INTO vecs SELECT id, ? FROM docs", (old,))
@@ -120,7 +113,7 @@ def test_nothing_to_embed_takes_no_write_lock(tmp_path: Path) -> None:
     moment embedded it must not wait on a hook that is writing the index."""
     model = embed.load_model(str(make_static_model(tmp_path / "m")))
     files = [write_jsonl(tmp_path / "s.jsonl", [text_record("Added exponential backoff " * 9)])]
-    con = indexed(tmp_path, files)
+    con = indexed(tmp_path / "state", files)
     assert embed.update_vectors(con, model) == 1
     writer = sqlite3.connect(index.index_path(tmp_path / "state"), timeout=0.1)
     writer.execute("BEGIN IMMEDIATE")  # a hook indexing meanwhile
@@ -144,7 +137,7 @@ def test_past_its_deadline_a_hook_keeps_what_it_embedded_and_the_next_update_goe
     model = embed.load_model(str(make_static_model(tmp_path / "m")))
     texts = [f"Added exponential backoff step {n} " + "x " * 60 for n in range(5)]
     records = [prompt_record(t, "s1", f"2026-03-01T10:0{n}:00Z") for n, t in enumerate(texts)]
-    con = indexed(tmp_path, [write_jsonl(tmp_path / "s1.jsonl", records)])
+    con = indexed(tmp_path / "state", [write_jsonl(tmp_path / "s1.jsonl", records)])
     assert con.execute("SELECT count(*) FROM docs").fetchone()[0] == 5
     monkeypatch.setattr(embed, "BATCH", 2)
     clock = iter([0.0, 2.0, 3.0])  # the deadline (1.0) passes before the second batch
@@ -167,7 +160,7 @@ def test_a_transcript_read_again_from_its_start_gets_its_new_moments_embedded(
     model = embed.load_model(str(make_static_model(tmp_path / "m")))
     path = tmp_path / "s1.jsonl"
     write_jsonl(path, [prompt_record("retry the webhook client " + "x " * 40, "s1")])
-    con = indexed(tmp_path, [path])
+    con = indexed(tmp_path / "state", [path])
     assert embed.update_vectors(con, model) == 1
     (first,) = con.execute("SELECT id FROM docs").fetchone()
     write_jsonl(path, [prompt_record("parse ISO weeks in dates " + "y " * 40, "s1")])

@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from ccstate.recall import feedback, index, search, sources, writer
-from ccstate.secrets import redact
-from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
+from ccstate.recall import feedback, search
+from helpers import (
+    indexed,
+    prompt_record,
+    text_record,
+    tool_result_record,
+    tool_use_record,
+    write_jsonl,
+)
 
 QUESTION = "why did the dotfile manager break on my work laptop?"
 ASKED = ["dotfile", "manager", "break", "work", "laptop"]  # its words, as search takes them
@@ -56,13 +62,7 @@ def con(tmp_path: Path):  # type: ignore[no-untyped-def]
         write_jsonl(tmp_path / "s2.jsonl", failed),
         write_jsonl(tmp_path / "s3.jsonl", filler),
     ]
-    c = index.connect(tmp_path / "state")
-    writer.update(
-        c,
-        [sources.transcript_source(f) for f in files],
-        redactor=redact.Redactor(),
-        max_bytes=1 << 30,
-    )
+    c = indexed(tmp_path / "state", files)
     yield c
     c.close()
 

@@ -10,7 +10,14 @@ import pytest
 
 from ccstate.recall import confidence, feedback, hits, index, search, sources, subqueries, writer
 from ccstate.secrets import redact
-from helpers import prompt_record, text_record, tool_result_record, tool_use_record, write_jsonl
+from helpers import (
+    indexed,
+    prompt_record,
+    text_record,
+    tool_result_record,
+    tool_use_record,
+    write_jsonl,
+)
 
 
 def edit(tool_id: str, path: str, old: str, new: str, ts: str, session: str) -> list[dict]:
@@ -71,13 +78,7 @@ def con(tmp_path: Path):  # type: ignore[no-untyped-def]
         write_jsonl(tmp_path / "s-old.jsonl", older),
         write_jsonl(tmp_path / "s-new.jsonl", newer),
     ]
-    c = index.connect(tmp_path / "state")
-    writer.update(
-        c,
-        [sources.transcript_source(f) for f in files],
-        redactor=redact.Redactor(),
-        max_bytes=1 << 30,
-    )
+    c = indexed(tmp_path / "state", files)
     yield c
     c.close()
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from ccstate.transcript import lines as _lines
 from ccstate.transcript import runs as _runs
+from helpers import LookClock
 
 
 def test_streams_objects_and_skips_partial_and_odd_lines(tmp_path: Path) -> None:
@@ -267,17 +268,6 @@ def test_the_light_reader_counts_junk_lines_without_decoding_them(tmp_path, monk
 # ------------------------------------------------------------- going on where it stopped (#37)
 
 
-class _Clock:
-    """time.monotonic for `lines`: past the deadline from the `after`-th look on."""
-
-    def __init__(self, after: int) -> None:
-        self.looks, self.after = 0, after
-
-    def monotonic(self) -> float:
-        self.looks += 1
-        return 10.0 if self.looks > self.after else 0.0
-
-
 _ROWS = st.lists(
     st.one_of(
         st.builds(lambda n: json.dumps({"n": n}).encode(), st.integers(0, 10**6)),
@@ -300,7 +290,7 @@ def test_a_read_stopped_anywhere_goes_on_with_exactly_the_lines_it_did_not_hand_
         got: list[tuple[int, bytes]] = []
         start = (0, 0)
         for after in [*stops, 10**9]:  # stopped after each count of looks, then to the end
-            clock = _Clock(after)
+            clock = LookClock(after)
             saved = (_lines._CHECK_YIELDS, _lines._READ_CHUNK, _lines.time)
             _lines._CHECK_YIELDS, _lines._READ_CHUNK, _lines.time = 1, 64, clock  # type: ignore[assignment]
             stats = _lines.ReadStats()

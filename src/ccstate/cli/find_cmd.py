@@ -13,6 +13,7 @@ from ccstate.cli import cli, echo_json, handle_errors, project_option, resolve_p
 from ccstate.errors import CcstateError
 
 if TYPE_CHECKING:
+    from ccstate.repo.update import Progress
     from ccstate.repo.vectors import ChunkRanker
 
 FOREGROUND_SECONDS = 20.0  # what `find` indexes itself before the rest goes to the background
@@ -74,11 +75,14 @@ def find_cmd(
         click.echo(render.render_hits(text, hits, files))
 
 
-def _update(root: Path, state: Path, cfg: config.Config, full: bool) -> None:
-    """Re-read what changed within FOREGROUND_SECONDS; hand the rest to the background."""
-    from ccstate.repo import status, update
+def foreground_refresh(
+    root: Path, state: Path, cfg: config.Config, *, full: bool = False
+) -> Progress:
+    """What `find` and `map` index themselves: what changed, for FOREGROUND_SECONDS at most,
+    waiting LOCK_SECONDS for another indexer."""
+    from ccstate.repo import update
 
-    progress = update.refresh(
+    return update.refresh(
         root,
         state,
         max_bytes=int(cfg.get("find.max_mb")) << 20,
@@ -87,6 +91,13 @@ def _update(root: Path, state: Path, cfg: config.Config, full: bool) -> None:
         full=full,
         lock_timeout=LOCK_SECONDS,
     )
+
+
+def _update(root: Path, state: Path, cfg: config.Config, full: bool) -> None:
+    """Re-read what changed within FOREGROUND_SECONDS; hand the rest to the background."""
+    from ccstate.repo import status
+
+    progress = foreground_refresh(root, state, cfg, full=full)
     if progress.locked and not full:  # the background indexer: answer from what it has
         click.echo(f"{progress.line()}; this answer is from the index as it is", err=True)
         return

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import click
 
 from ccstate import config, paths
 from ccstate.cli import cli, handle_errors, project_option, resolve_project
-from ccstate.cli.find_cmd import DISABLED, FOREGROUND_SECONDS, LOCK_SECONDS
+from ccstate.cli.find_cmd import DISABLED, foreground_refresh
 from ccstate.errors import CcstateError
 
 
@@ -40,18 +39,11 @@ def map_cmd(tokens: int | None, no_update: bool, project: Path | None) -> None:
     cfg = config.load_config(root)
     if not cfg.get("find.enabled"):
         raise CcstateError(DISABLED.format(path=paths.config_path(root)))
-    from ccstate.repo import index, update
+    from ccstate.repo import index
     from ccstate.repo import map as repo_map
 
     if not no_update:
-        progress = update.refresh(
-            root,
-            state,
-            max_bytes=int(cfg.get("find.max_mb")) << 20,
-            deadline=time.monotonic() + FOREGROUND_SECONDS,
-            jobs=update.cpus(),
-            lock_timeout=LOCK_SECONDS,
-        )
+        progress = foreground_refresh(root, state, cfg)
         if progress.error and not progress.locked:
             raise CcstateError(progress.error)
         if progress.locked:

@@ -190,8 +190,43 @@ def _wordpiece(word: str, vocab: dict[str, int], prefix: str) -> list[int]:
 VECTOR_FORMAT = "int8+scale"
 
 
-def _stamp(model: Model) -> str:
+def stamp(model: Model) -> str:
+    """What `meta.embedding_model` holds: vectors of another stamp are never compared."""
     return f"{model.fingerprint}|{VECTOR_FORMAT}"
+
+
+def restamp(con: sqlite3.Connection, model: Model) -> None:
+    """Inside a write transaction: every vector goes when `model` is not the one that made
+    them, and `model` is recorded (recall's moments and find's chunks alike)."""
+    row = con.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+    if row is None or row[0] != stamp(model):
+        con.execute("DELETE FROM vecs")
+        con.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedding_model', ?)", (stamp(model),)
+        )
+
+
+def embed_rows(
+    con: sqlite3.Connection, model: Model, todo: list[tuple[int, str]], deadline: float | None
+) -> int:
+    """Inside a write transaction: (id, text) rows embedded into `vecs`, a `BATCH` at a time;
+    past `deadline` (`time.monotonic()`) no further batch starts. How many were embedded."""
+    import time
+
+    import numpy as np
+
+    done = 0
+    for start in range(0, len(todo), BATCH):
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        chunk = todo[start : start + BATCH]
+        blobs = quantise(model.encode([text for _id, text in chunk]), np)
+        con.executemany(
+            "INSERT INTO vecs(id, v) VALUES (?, ?)",
+            [(row_id, blobs[n]) for n, (row_id, _text) in enumerate(chunk)],
+        )
+        done += len(chunk)
+    return done
 
 
 def quantise(vectors: Any, np: Any) -> list[bytes]:
@@ -223,37 +258,17 @@ def update_vectors(con: sqlite3.Connection, model: Model, deadline: float | None
     many. Past `deadline` (`time.monotonic()`, a hook's budget) no further batch starts: what
     is embedded is kept, and the next update embeds the rest (a model named over a big index
     is embedded over several hook runs, or at once by `ccstate recall`)."""
-    import time
-
-    import numpy as np
-
     if vectors_current(con, model) and _same_ids(con):
         return 0  # nothing to embed: no write lock taken (a query's update runs this too)
     con.execute("CREATE TABLE IF NOT EXISTS vecs(id INTEGER PRIMARY KEY, v BLOB NOT NULL)")
-    row = con.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
     con.execute("BEGIN IMMEDIATE")
     try:
-        if row is None or row[0] != _stamp(model):
-            con.execute("DELETE FROM vecs")
-            con.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedding_model', ?)",
-                (_stamp(model),),
-            )
+        restamp(con, model)
         con.execute("DELETE FROM vecs WHERE id NOT IN (SELECT id FROM docs)")
         todo = con.execute(
             "SELECT id, title, body FROM docs WHERE id NOT IN (SELECT id FROM vecs) ORDER BY id"
         ).fetchall()
-        done = 0
-        for start in range(0, len(todo), BATCH):
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            chunk = todo[start : start + BATCH]
-            blobs = quantise(model.encode([f"{t}\n{b}" for _i, t, b in chunk]), np)
-            con.executemany(
-                "INSERT INTO vecs(id, v) VALUES (?, ?)",
-                [(r[0], blobs[n]) for n, r in enumerate(chunk)],
-            )
-            done += len(chunk)
+        done = embed_rows(con, model, [(i, f"{t}\n{b}") for i, t, b in todo], deadline)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -298,7 +313,7 @@ def vectors_current(con: sqlite3.Connection, model: Model) -> bool:
         con.execute("SELECT 1 FROM vecs LIMIT 1").fetchone()
     except sqlite3.OperationalError:  # no vectors table yet
         return False
-    return row is not None and row[0] == _stamp(model)
+    return row is not None and row[0] == stamp(model)
 
 
 def embedder_for(name: str, project: Path) -> Embedder | None:

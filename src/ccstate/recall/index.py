@@ -180,6 +180,7 @@ def delete_docs(con: sqlite3.Connection, where: str, params: tuple[Any, ...]) ->
 
 
 def used_bytes(con: sqlite3.Connection) -> int:
+    """Bytes the database's pages hold, free pages left out (recall's index and find's)."""
     pages = con.execute("PRAGMA page_count").fetchone()[0]
     free = con.execute("PRAGMA freelist_count").fetchone()[0]
     size = con.execute("PRAGMA page_size").fetchone()[0]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ccstate import store
 from ccstate.errors import CcstateError
+from ccstate.recall.index import used_bytes
 from ccstate.recall.text import TOKENIZER, parts
 from ccstate.repo.chunks import Parsed
 from ccstate.repo.files import Entry
@@ -248,13 +249,6 @@ def meta(con: sqlite3.Connection, key: str, default: str = "") -> str:
 
 def set_meta(con: sqlite3.Connection, key: str, value: str) -> None:
     con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
-
-
-def used_bytes(con: sqlite3.Connection) -> int:
-    pages = con.execute("PRAGMA page_count").fetchone()[0]
-    free = con.execute("PRAGMA freelist_count").fetchone()[0]
-    size = con.execute("PRAGMA page_size").fetchone()[0]
-    return int((pages - free) * size)
 
 
 @dataclass(frozen=True)

@@ -5,16 +5,9 @@ the model, so vectors of another model are never compared (embedded again instea
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 from ccstate.recall import embed
-
-BATCH = 512
-
-
-def _stamp(model: embed.Model) -> str:
-    return f"{model.fingerprint}|{embed.VECTOR_FORMAT}"
 
 
 def update_vectors(
@@ -22,33 +15,16 @@ def update_vectors(
 ) -> int:
     """Embed the chunks that have no vector yet (all when the model changed), a batch at a
     time until `deadline`; how many were embedded."""
-    import numpy as np
-
     con.execute("CREATE TABLE IF NOT EXISTS vecs(id INTEGER PRIMARY KEY, v BLOB NOT NULL)")
     con.execute("BEGIN IMMEDIATE")
     try:
-        row = con.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
-        if row is None or row[0] != _stamp(model):
-            con.execute("DELETE FROM vecs")
-            con.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedding_model', ?)",
-                (_stamp(model),),
-            )
+        embed.restamp(con, model)
         todo = con.execute(
             "SELECT id, name, doc, body FROM chunks "
             "WHERE id NOT IN (SELECT id FROM vecs) ORDER BY id"
         ).fetchall()
-        done = 0
-        for at in range(0, len(todo), BATCH):
-            if deadline is not None and time.monotonic() > deadline:
-                break
-            chunk = todo[at : at + BATCH]
-            blobs = embed.quantise(model.encode([f"{n}\n{d}\n{b}" for _i, n, d, b in chunk]), np)
-            con.executemany(
-                "INSERT INTO vecs(id, v) VALUES (?, ?)",
-                [(r[0], blobs[k]) for k, r in enumerate(chunk)],
-            )
-            done += len(chunk)
+        rows = [(i, f"{n}\n{d}\n{b}") for i, n, d, b in todo]
+        done = embed.embed_rows(con, model, rows, deadline)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -68,7 +44,7 @@ class ChunkRanker:
         import numpy as np
 
         row = con.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
-        if row is None or row[0] != _stamp(self.model):
+        if row is None or row[0] != embed.stamp(self.model):
             return []
         query = self.model.encode([text])[0]
         if not query.any():
