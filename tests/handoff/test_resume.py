@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ccstate.config import Config
 from ccstate.handoff import resume
 from ccstate.handoff import store as handoff_store
 from ccstate.handoff.scan import Scan
@@ -148,3 +149,35 @@ def test_kept_scans_are_pruned_to_the_newest(tmp_path: Path) -> None:
         os.utime(resume.path_for(state, f"s{n:02d}"), (stamp, stamp))
     names = sorted(p.stem for p in resume.folder(state).glob("*.json"))
     assert len(names) == resume.KEEP_FILES and "s00" not in names and "s22" in names
+
+
+def test_a_kept_scan_that_cannot_be_written_loses_only_time(
+    git_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = git_project.parent / "t.jsonl"
+    path.write_text(CASE.read_text().replace("/work/demo", str(git_project)))
+    real = handoff_store.scan_from
+
+    def stopped(transcript, deadline, saved):  # type: ignore[no-untyped-def]
+        with monkeypatch.context() as patch:
+            patch.setattr(_lines, "_CHECK_YIELDS", 1)
+            patch.setattr(_lines, "time", LookClock(20))
+            return real(transcript, 5.0, saved)
+
+    def unwritable(*_args: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(handoff_store, "scan_from", stopped)
+    monkeypatch.setattr(resume, "save", unwritable)
+    result = handoff_store.write_handoff(
+        git_project,
+        git_project / ".ccstate",
+        Config(),
+        transcript=path,
+        event="SessionEnd",
+        now=1_772_362_800.0,
+        session_id=SID,
+    )
+    assert result.stopped.startswith("transcript scan stopped at line ")
+    assert result.path is not None and result.path.exists()  # the handoff is written
+    assert not resume.folder(git_project / ".ccstate").exists()

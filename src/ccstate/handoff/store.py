@@ -103,11 +103,13 @@ def write_handoff(
     redactor = redact.for_project(project)
     stopped = scan_note if scan_note.startswith(SCAN_STOPPED) else ""
     if key and transcript and (stopped or saved is not None):
-        # a transcript one budget did not cover: the next scan goes on where this one ended
-        if where is not None:
-            resume.save(state, key, transcript, scan, where, redactor)
-        else:
-            resume.forget(state, key)
+        # a transcript one budget did not cover: the next scan goes on where this one ended;
+        # a failed write loses nothing but time (the next scan starts from the top)
+        with contextlib.suppress(OSError):
+            if where is not None:
+                resume.save(state, key, transcript, scan, where, redactor)
+            else:
+                resume.forget(state, key)
     foreign = bool(scan.cwd) and not _inside(Path(scan.cwd), project)
     if foreign:  # a transcript from elsewhere: this repository's git says nothing about it
         snap = gitinfo.Snapshot(
