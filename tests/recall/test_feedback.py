@@ -21,6 +21,7 @@ from helpers import (
 QUESTION = "why did the dotfile manager break on my work laptop?"
 ASKED = ["dotfile", "manager", "break", "work", "laptop"]  # its words, as search takes them
 WITHOUT = search.PIECES - {feedback.KIND}
+WITH = search.PIECES | {feedback.KIND}  # off by default since the blind run (docs/RECALL.md)
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ def test_the_expansion_finds_an_answer_sharing_no_word_with_the_question(
         return [h.body for h in search.search(con, search.Query(QUESTION, limit=10, pieces=pieces))]
 
     assert not any("no entry for key" in b for b in bodies(WITHOUT))
-    assert any("no entry for key" in b for b in bodies(search.PIECES))
+    assert any("no entry for key" in b for b in bodies(WITH))
 
 
 def test_the_confidence_is_the_questions_alone(con: sqlite3.Connection) -> None:
@@ -114,7 +115,7 @@ def test_the_confidence_is_the_questions_alone(con: sqlite3.Connection) -> None:
         found = search.search(con, search.Query(QUESTION, limit=10, pieces=pieces))
         return {h.id: h for h in found}
 
-    plain, expanded = ranked(WITHOUT), ranked(search.PIECES)
+    plain, expanded = ranked(WITHOUT), ranked(WITH)
     assert set(plain) < set(expanded)  # the expansion adds hits, drops none here
     for i, hit in plain.items():  # a hit found either way is judged the same way
         other = expanded[i]

@@ -13,7 +13,7 @@ every hit, recency for ties (docs/RECALL.md "Ranking").
 3. The pieces in `Query.pieces` (`PIECES` by default; `bench/recall_eval.py --ablate` turns
    each off): `turn` counts the question's words the rest of a moment's turn holds
    (`context.py`); `failure` lifts the moments recording a failure for a question about
-   one (`shapes.py`); `prf` searches the words the best first hits share with the
+   one (`shapes.py`); `prf` (off) searches the words the best first hits share with the
    question's and fuses that ranking with its own (`feedback.py`); the sub-queries
    (`subqueries.py`, off) rank keyword queries made of the question and fuse the rankings;
    `strong-first` puts the strong hits among the first ten ahead of the weak ones
@@ -57,8 +57,9 @@ PRIOR = {"answer": 1.3, "fix": 1.2, "decision": 1.3, "handoff": 1.1, "prompt": 1
 SHAPE_BOOST = 1.3
 MARK = ("**", "**")
 # The ranking's pieces (#38), each measured on its own (docs/RECALL.md); the sub-queries
-# `subqueries.KINDS` did not earn a place and are off; pseudo-relevance feedback did.
-PIECES = frozenset({"turn", "strong-first", "failure", feedback.KIND})
+# `subqueries.KINDS` did not earn a place and are off; pseudo-relevance feedback (`prf`) met
+# the rule on dev and old but gained nothing on the blind set for 10-15 ms a query: off.
+PIECES = frozenset({"turn", "strong-first", "failure"})
 ALL_PIECES = frozenset({*PIECES, *subqueries.KINDS, feedback.KIND})
 
 
