@@ -31,12 +31,14 @@ left for the next run. docs/RELIABILITY.md quotes it. Standard library only; not
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -291,9 +293,25 @@ def format_row(r: dict[str, object]) -> str:
 
 
 def _remove(folder: Path) -> None:
+    """`folder` gone, once nothing writes there: SessionStart may start the code index's
+    detached worker (#41), which writes into the project for a moment after the hook ends."""
+    for attempt in range(60):
+        try:
+            _remove_once(folder)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            if attempt == 59:
+                raise
+            time.sleep(1)
+
+
+def _remove_once(folder: Path) -> None:
     for root, dirs, files in os.walk(folder, topdown=False):
         for name in files:
-            os.unlink(os.path.join(root, name))
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(root, name))
         for name in dirs:
             path = os.path.join(root, name)
             (os.unlink if os.path.islink(path) else os.rmdir)(path)
