@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -392,9 +393,22 @@ def test_twenty_writers_with_different_state_homes_lose_nothing(
 ) -> None:
     """#12 item 6: the lock sits beside what it protects (the project's DECISIONS.md), so
     writers whose CCSTATE_HOME differ still exclude each other."""
+    # Each writer is the CLI (`main`, as `python -m ccstate` runs it), started once its imports
+    # are done: what contends is the lock, not twenty interpreters starting on a busy machine
+    # (cold starts under CI's load kept the last writers past the lock's 15 s).
+    go = tmp_path / "go"
+    barrier = (
+        "import os, sys, time\n"
+        "from ccstate.cli import load_all_commands, main\n"
+        "load_all_commands()\n"
+        "while not os.path.exists(sys.argv[1]):\n"
+        "    time.sleep(0.001)\n"
+        "sys.argv = ['ccstate', *sys.argv[2:]]\n"
+        "main()\n"
+    )
     procs = []
     for w in range(20):
-        argv = [sys.executable, "-m", "ccstate", "decide", f"H{w}", "--decision", "x"]
+        argv = [sys.executable, "-c", barrier, str(go), "decide", f"H{w}", "--decision", "x"]
         env = hook_env(CCSTATE_HOME=str(tmp_path / f"home{w}"))
         procs.append(
             subprocess.Popen(
@@ -406,6 +420,8 @@ def test_twenty_writers_with_different_state_homes_lose_nothing(
                 text=True,
             )
         )
+    time.sleep(1.0)  # most are waiting at the barrier by now; a late one joins the race later
+    go.touch()
     outs = [p.communicate(timeout=180) for p in procs]
     assert [p.returncode for p in procs] == [0] * 20, outs
     printed = [o.strip() for o, _ in outs]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,17 +88,28 @@ def test_malformed_lines_end_within_the_budget_and_say_what_is_left(
 
 
 def test_the_next_run_goes_on_where_the_handoff_scan_stopped(
-    inputs: Path, git_project: Path
+    inputs: Path, git_project: Path, tmp_path: Path
 ) -> None:
     """What a stopped scan did not reach is the next run's: SessionEnd twice on the malformed
-    lines, the second scan goes on from the first one's line (#37)."""
+    lines; between the runs a prompt is written over lines the first run had read (in place,
+    far before where it stopped). The second run goes on from the first one's stop, so it
+    never reads the prompt; a scan that started over would keep it as the session's (#37)."""
+    path = tmp_path / "malformed.jsonl"
+    shutil.copyfile(inputs / "malformed.jsonl", path)
     stops = re.compile(r"handoff transcript scan stopped at line (\d+) .*goes on from there")
-    _run("SessionEnd", git_project, inputs / "malformed.jsonl")
-    run = _run("SessionEnd", git_project, inputs / "malformed.jsonl")
-    lines = [int(m.group(1)) for m in stops.finditer(run.log)]
-    assert len(lines) == 2 and lines[1] > lines[0] * 1.5, run.log[-2000:]
-    kept = git_project / ".ccstate" / "handoff" / "scans"
-    assert [p.suffix for p in kept.iterdir()] == [".json"]
+    first = _run("SessionEnd", git_project, path)
+    (stopped,) = [int(m.group(1)) for m in stops.finditer(first.log)]
+    prompt = json.dumps({"type": "user", "message": {"role": "user", "content": "PLANTED ask"}})
+    span = 2 * 1000  # the first thousand `{` lines, rewritten to the same length
+    assert stopped > 10 * 1000
+    with path.open("r+b") as fh:
+        fh.write(prompt.encode().ljust(span - 1) + b"\n")
+    second = _run("SessionEnd", git_project, path)
+    lines = [int(m.group(1)) for m in stops.finditer(second.log)]
+    assert len(lines) == 2 and lines[1] > stopped, second.log[-2000:]
+    (kept,) = (git_project / ".ccstate" / "handoff" / "scans").iterdir()
+    scan = json.loads(kept.read_text())["scan"]
+    assert scan["first_prompt"] is None and scan["prompt_count"] == 0, scan
 
 
 @pytest.mark.parametrize("event", HOOKS)
